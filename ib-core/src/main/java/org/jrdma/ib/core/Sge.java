@@ -1,0 +1,30 @@
+package org.jrdma.ib.core;
+
+/** {@code struct ib_sge}: one scatter/gather element, an I/O virtual address range under an lkey. */
+public final class Sge {
+    private long addr;
+    private int length;
+    private int lkey;
+
+    public Sge() {
+    }
+
+    public Sge(long addr, int length, int lkey) {
+        this.addr = addr;
+        this.length = length;
+        this.lkey = lkey;
+    }
+
+    public long addr() { return addr; }
+    public Sge addr(long v) { addr = v; return this; }
+    /** Bytes, unsigned: lengths up to 2 GiB - 1 are supported. */
+    public int length() { return length; }
+    public Sge length(int v) { length = v; return this; }
+    public int lkey() { return lkey; }
+    public Sge lkey(int v) { lkey = v; return this; }
+
+    @Override
+    public String toString() {
+        return String.format("Sge{addr=0x%x, length=%d, lkey=0x%x}", addr, length, lkey);
+    }
+}
