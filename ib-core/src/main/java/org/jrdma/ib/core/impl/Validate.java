@@ -135,9 +135,6 @@ final class Validate {
         int port = a.has(QpAttrMask.PORT) ? a.port() : qp.port;
         if (a.has(QpAttrMask.PORT)) {
             port(dev, a.port(), op);
-            if (qp.qpType.isSpecial()) {
-                throw inval(op + ": the port of a " + qp.qpType + " QP is fixed at create time");
-            }
         }
         if (a.has(QpAttrMask.PKEY_INDEX) && port != 0) {
             range(op + ": pkey_index", a.pkeyIndex(), 0, dev.immutable(port).pkeyTblLen() - 1);
