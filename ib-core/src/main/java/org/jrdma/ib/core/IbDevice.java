@@ -20,7 +20,10 @@ public interface IbDevice {
     /** Ports are numbered 1..physPortCnt. */
     int physPortCnt();
 
-    /** False once unregistration has finished; every verb then fails with ENODEV. */
+    /**
+     * False from the moment unregistration begins (clients' {@code remove} already sees false; the
+     * device still works during remove). Once it has finished, every verb fails with ENODEV.
+     */
     boolean isRegistered();
 
     DeviceAttr queryDevice();

@@ -22,8 +22,13 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 public class Whiteboard {
     private static final System.Logger LOG = System.getLogger("org.jrdma.ib.core");
 
-    @Reference
-    RegistryComponent core;
+    final RegistryComponent core;
+
+    /** Constructor injection: the registry is there before the dynamic references below are bound. */
+    @org.osgi.service.component.annotations.Activate
+    public Whiteboard(@Reference RegistryComponent core) {
+        this.core = core;
+    }
 
     private final Map<IbClient, Boolean> clients = new ConcurrentHashMap<>();
     private final Map<DeviceRegistration, RegisteredDevice> devices = new ConcurrentHashMap<>();
