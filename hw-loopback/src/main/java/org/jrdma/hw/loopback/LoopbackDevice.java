@@ -1,0 +1,229 @@
+package org.jrdma.hw.loopback;
+
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jrdma.ib.core.AtomicCap;
+import org.jrdma.ib.core.DeviceAttr;
+import org.jrdma.ib.core.Gid;
+import org.jrdma.ib.core.LinkLayer;
+import org.jrdma.ib.core.Mtu;
+import org.jrdma.ib.core.PhysState;
+import org.jrdma.ib.core.PortAttr;
+import org.jrdma.ib.core.PortState;
+import org.jrdma.ib.core.QpInitAttr;
+import org.jrdma.ib.core.spi.DeviceRegistrar;
+import org.jrdma.ib.core.spi.DeviceRegistration;
+import org.jrdma.ib.core.spi.PortImmutable;
+import org.jrdma.ib.core.spi.QpContext;
+import org.jrdma.ib.core.spi.RegisteredDevice;
+import org.jrdma.ib.core.spi.UnregisterReport;
+import org.jrdma.sw.rdmavt.RucLoopback;
+import org.jrdma.sw.rdmavt.RvtCq;
+import org.jrdma.sw.rdmavt.RvtDevice;
+import org.jrdma.sw.rdmavt.RvtPd;
+import org.jrdma.sw.rdmavt.RvtQp;
+import org.jrdma.sw.rdmavt.RvtSrq;
+
+/**
+ * An in-JVM InfiniBand HCA: IB link layer, ports on the {@link LoopbackFabric} switch, data moved
+ * by direct copy between registered regions (no packets). Each device runs its QPs' send queues on
+ * one engine thread, so posting never blocks and completions arrive on that thread.
+ */
+public final class LoopbackDevice extends RvtDevice {
+    /** Limits, in the spirit of rxe_param.h. */
+    static DeviceAttr defaultAttr(long guid) {
+        return new DeviceAttr().fwVer("1.0.0").sysImageGuid(guid).maxMrSize(Integer.MAX_VALUE)
+                .pageSizeCap(0xfffff000L).vendorId(0x6a7264).vendorPartId(1).hwVer(1).maxQp(0x10000)
+                .maxQpWr(0x4000).maxSendSge(32).maxRecvSge(32).maxSgeRd(32).maxCq(0x4000).maxCqe(0x10000)
+                .maxMr(0x10000).maxPd(0x8000).maxQpRdAtom(128).maxResRdAtom(0x10000).maxQpInitRdAtom(128)
+                .atomicCap(AtomicCap.HCA).maxMw(0x8000).maxMcastGrp(8192).maxMcastQpAttach(56)
+                .maxTotalMcastQpAttach(0x70000).maxAh(0x8000).maxSrq(0x4000).maxSrqWr(0x4000).maxSrqSge(27)
+                .maxFastRegPageListLen(512).maxPkeys(1).localCaAckDelay(15).maxInlineData(512).numCompVectors(1);
+    }
+
+    private final LoopbackFabric fabric;
+    private final String namePattern;
+    private final int ports;
+    final long nodeGuid;
+    private final int[] lids;
+    private final Gid[] gids;
+    private final ScheduledThreadPoolExecutor engine;
+    private final RucLoopback loop;
+    private volatile RegisteredDevice handle;
+    private volatile boolean up;
+
+    /** A QP with the engine's scheduling state. */
+    static final class LoQp extends RvtQp {
+        final AtomicBoolean scheduled = new AtomicBoolean();
+        Runnable task;
+
+        LoQp(RvtDevice dev, QpContext ctx, int qpn, RvtPd pd, QpInitAttr a, RvtCq scq, RvtCq rcq, RvtSrq srq) {
+            super(dev, ctx, qpn, pd, a, scq, rcq, srq);
+        }
+    }
+
+    public LoopbackDevice(LoopbackFabric fabric, String namePattern, int ports, long nodeGuid) {
+        super(defaultAttr(nodeGuid == 0 ? fabric.allocNodeGuid() : nodeGuid));
+        this.fabric = fabric;
+        this.namePattern = namePattern;
+        this.ports = ports;
+        this.nodeGuid = attr.sysImageGuid();
+        this.lids = new int[ports + 1];
+        this.gids = new Gid[ports + 1];
+        this.loop = new RucLoopback(fabric, attr.maxSendSge());
+        this.engine = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "loopback-engine-" + Long.toHexString(this.nodeGuid));
+            t.setDaemon(true);
+            return t;
+        });
+        engine.setRemoveOnCancelPolicy(true);
+    }
+
+    /** Attaches the ports to the fabric and registers the device with ib-core. */
+    public RegisteredDevice register(DeviceRegistrar registrar) {
+        for (int p = 1; p <= ports; p++) {
+            gids[p] = Gid.of(Gid.DEFAULT_SUBNET_PREFIX, nodeGuid + p);
+            lids[p] = fabric.attach(this, p, gids[p]);
+        }
+        up = true;
+        try {
+            handle = registrar.register(new DeviceRegistration(namePattern, "loopback", this)
+                    .nodeGuid(nodeGuid).physPortCnt(ports));
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+        return handle;
+    }
+
+    public RegisteredDevice handle() {
+        return handle;
+    }
+
+    boolean isUp() {
+        return up;
+    }
+
+    /**
+     * Unregisters (clients get remove, leftovers flush and are destroyed), detaches from the fabric
+     * and stops the engine thread.
+     */
+    public UnregisterReport close() {
+        UnregisterReport report = null;
+        RegisteredDevice h = handle;
+        if (h != null) {
+            report = h.unregister();
+        }
+        up = false;
+        fabric.detach(this);
+        engine.shutdownNow();
+        try {
+            engine.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return report;
+    }
+
+    // ---------------------------------------------------------------- ports
+
+    @Override
+    public PortAttr queryPort(int port) {
+        return new PortAttr().state(up ? PortState.ACTIVE : PortState.DOWN)
+                .physState(up ? PhysState.LINK_UP : PhysState.DISABLED).maxMtu(Mtu.MTU_4096).activeMtu(Mtu.MTU_4096)
+                .gidTblLen(1).pkeyTblLen(1).lid(lids[port]).smLid(0).lmc(0).maxMsgSz(0x80000000L)
+                .maxVlNum(1).activeWidth(2).activeSpeed(32).linkLayer(LinkLayer.INFINIBAND)
+                .portCapFlags(0x02010000);
+    }
+
+    @Override
+    public PortImmutable getPortImmutable(int port) {
+        return new PortImmutable(LinkLayer.INFINIBAND, 1, 1, 256);
+    }
+
+    @Override
+    public int queryPkey(int port, int index) {
+        return 0xffff; // the default full-member P_Key
+    }
+
+    @Override
+    public Gid queryGid(int port, int index) {
+        return gids[port];
+    }
+
+    @Override
+    protected int lid(int port) {
+        return port >= 1 && port <= ports ? lids[port] : 0;
+    }
+
+    public int lidOf(int port) {
+        return lids[port];
+    }
+
+    @Override
+    protected int udMtu(RvtQp qp) {
+        return Mtu.MTU_4096.bytes();
+    }
+
+    // ---------------------------------------------------------------- engine
+
+    @Override
+    protected RvtQp newQp(QpContext ctx, int qpn, RvtPd pd, QpInitAttr a, RvtCq scq, RvtCq rcq, RvtSrq srq) {
+        LoQp qp = new LoQp(this, ctx, qpn, pd, a, scq, rcq, srq);
+        qp.task = () -> run(qp);
+        return qp;
+    }
+
+    @Override
+    protected void sqPosted(RvtQp qp) {
+        LoQp q = (LoQp) qp;
+        if (q.scheduled.compareAndSet(false, true)) {
+            submit(q.task, 0);
+        }
+    }
+
+    private void submit(Runnable task, long delayNanos) {
+        try {
+            if (delayNanos <= 0) {
+                engine.execute(task);
+            } else {
+                engine.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+            }
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the device is closing: its QPs are being flushed and destroyed
+        }
+    }
+
+    /** Runs a QP's send queue: up to a budget of WQEs, then yields the thread to other QPs. */
+    private void run(LoQp q) {
+        long r;
+        int budget = 64;
+        q.exec.lock();
+        try {
+            do {
+                r = loop.step(q);
+            } while (r == RucLoopback.PROGRESS && --budget > 0);
+        } catch (RuntimeException e) {
+            System.getLogger("org.jrdma.hw.loopback").log(System.Logger.Level.ERROR, "engine failed on " + q, e);
+            r = RucLoopback.IDLE;
+        } finally {
+            q.exec.unlock();
+        }
+        if (r == RucLoopback.PROGRESS) {
+            submit(q.task, 0);
+            return;
+        }
+        if (r > 0) {
+            submit(q.task, r);
+            return;
+        }
+        q.scheduled.set(false);
+        q.sqdCheck();
+        // work posted after the last step but before the flag cleared
+        if (q.peekSend() != null && q.scheduled.compareAndSet(false, true)) {
+            submit(q.task, 0);
+        }
+    }
+}

@@ -1,0 +1,326 @@
+package org.jrdma.sw.rdmavt;
+
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jrdma.ib.core.AhAttr;
+import org.jrdma.ib.core.CqNotify;
+import org.jrdma.ib.core.DeviceAttr;
+import org.jrdma.ib.core.Errno;
+import org.jrdma.ib.core.MrType;
+import org.jrdma.ib.core.MwType;
+import org.jrdma.ib.core.QpAttr;
+import org.jrdma.ib.core.QpInitAttr;
+import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.RecvWr;
+import org.jrdma.ib.core.SendWr;
+import org.jrdma.ib.core.SrqAttr;
+import org.jrdma.ib.core.SrqAttrMask;
+import org.jrdma.ib.core.VerbsException;
+import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.ib.core.spi.CqContext;
+import org.jrdma.ib.core.spi.DeviceOps;
+import org.jrdma.ib.core.spi.DriverAh;
+import org.jrdma.ib.core.spi.DriverCq;
+import org.jrdma.ib.core.spi.DriverMr;
+import org.jrdma.ib.core.spi.DriverMw;
+import org.jrdma.ib.core.spi.DriverPd;
+import org.jrdma.ib.core.spi.DriverQp;
+import org.jrdma.ib.core.spi.DriverSrq;
+import org.jrdma.ib.core.spi.QpContext;
+import org.jrdma.ib.core.spi.SrqContext;
+
+/**
+ * The verbs every soft driver shares ({@code rvt_*} in rdmavt, the object half of {@code rxe_verbs.c}).
+ * A driver extends this with its ports (query_port, GIDs, P_Keys) and its engine: {@link #sqPosted}
+ * is told when a QP has send work, and runs it on a driver thread.
+ */
+public abstract class RvtDevice implements DeviceOps {
+    protected final DeviceAttr attr;
+    public final KeyTable keys;
+    private final Map<Integer, RvtQp> qps = new ConcurrentHashMap<>();
+    private final AtomicInteger nextQpn = new AtomicInteger(0x11);
+    private final AtomicInteger nextPdn = new AtomicInteger(1);
+
+    protected RvtDevice(DeviceAttr attr) {
+        this.attr = attr.copy();
+        this.keys = new KeyTable(attr.maxMr() + attr.maxMw());
+    }
+
+    @Override
+    public DeviceAttr queryDevice() {
+        return attr.copy();
+    }
+
+    // ---------------------------------------------------------------- driver hooks
+
+    /** A QP has new send work (or was moved to RTS with work queued): run it on a driver thread. */
+    protected abstract void sqPosted(RvtQp qp);
+
+    /** Receives were posted (a sender waiting on RNR may go on). */
+    protected void rqPosted(RvtQp qp) {
+    }
+
+    /** The QP's state was modified by the ULP. */
+    protected void stateChanged(RvtQp qp) {
+    }
+
+    /** The largest UD message the QP may send (its port's active MTU). */
+    protected abstract int udMtu(RvtQp qp);
+
+    /** The LID of a port (0 on RoCE), for {@code wc.slid}. */
+    protected int lid(int port) {
+        return 0;
+    }
+
+    /** Makes a QP object; a driver with more per-QP state returns a subclass. */
+    protected RvtQp newQp(QpContext ctx, int qpn, RvtPd pd, QpInitAttr a, RvtCq scq, RvtCq rcq, RvtSrq srq) {
+        return new RvtQp(this, ctx, qpn, pd, a, scq, rcq, srq);
+    }
+
+    public RvtQp qp(int qpn) {
+        return qps.get(qpn);
+    }
+
+    public Collection<RvtQp> qps() {
+        return qps.values();
+    }
+
+    private static int randomKeyByte() {
+        return ThreadLocalRandom.current().nextInt(256);
+    }
+
+    // ---------------------------------------------------------------- PD, AH
+
+    @Override
+    public DriverPd allocPd() {
+        return new RvtPd(nextPdn.getAndIncrement());
+    }
+
+    @Override
+    public void deallocPd(DriverPd pd) {
+    }
+
+    @Override
+    public DriverAh createAh(DriverPd pd, AhAttr attr) {
+        return new RvtAh((RvtPd) pd, attr);
+    }
+
+    @Override
+    public void destroyAh(DriverAh ah) {
+    }
+
+    // ---------------------------------------------------------------- CQ
+
+    @Override
+    public DriverCq createCq(CqContext ctx, int cqe, int compVector) {
+        return new RvtCq(ctx, cqe);
+    }
+
+    @Override
+    public void destroyCq(DriverCq cq) {
+    }
+
+    @Override
+    public int pollCq(DriverCq cq, WorkCompletion[] wc, int max) {
+        return ((RvtCq) cq).poll(wc, max);
+    }
+
+    @Override
+    public boolean reqNotifyCq(DriverCq cq, CqNotify type, boolean reportMissedEvents) {
+        return ((RvtCq) cq).arm(type, reportMissedEvents);
+    }
+
+    @Override
+    public void resizeCq(DriverCq cq, int cqe) {
+        ((RvtCq) cq).resize(cqe);
+    }
+
+    // ---------------------------------------------------------------- QP
+
+    @Override
+    public DriverQp createQp(QpContext ctx, DriverPd pd, QpInitAttr a, DriverCq sendCq, DriverCq recvCq,
+            DriverSrq srq) {
+        int qpn = switch (a.qpType()) {
+            case SMI -> 0;
+            case GSI -> 1;
+            default -> allocQpn();
+        };
+        RvtQp qp = newQp(ctx, qpn, (RvtPd) pd, a, (RvtCq) sendCq, (RvtCq) recvCq, (RvtSrq) srq);
+        if (!a.qpType().isSpecial()) {
+            qps.put(qpn, qp);
+        } else {
+            qps.put(specialKey(a.qpType(), a.portNum()), qp);
+        }
+        return qp;
+    }
+
+    /** QP0 and QP1 exist once per port; they are kept under a key outside the 24-bit QPN space. */
+    private static int specialKey(QpType type, int port) {
+        return 0x4000_0000 | port << 1 | (type == QpType.GSI ? 1 : 0);
+    }
+
+    /** The SMI or GSI QP of a port, or null. */
+    public RvtQp specialQp(QpType type, int port) {
+        return qps.get(specialKey(type, port));
+    }
+
+    private int allocQpn() {
+        for (int i = 0; i < 1 << 24; i++) {
+            int qpn = nextQpn.getAndIncrement() & 0xffffff;
+            if (qpn >= 0x11 && !qps.containsKey(qpn)) {
+                return qpn;
+            }
+        }
+        throw new VerbsException(Errno.ENOMEM, "no free QP number");
+    }
+
+    @Override
+    public void modifyQp(DriverQp qp, QpAttr attr) {
+        ((RvtQp) qp).modify(attr);
+    }
+
+    @Override
+    public QpAttr queryQp(DriverQp qp) {
+        return ((RvtQp) qp).query();
+    }
+
+    @Override
+    public void destroyQp(DriverQp dqp) {
+        RvtQp qp = (RvtQp) dqp;
+        qp.modify(new QpAttr().state(org.jrdma.ib.core.QpState.ERR));
+        if (qp.type.isSpecial()) {
+            qps.remove(specialKey(qp.type, qp.port()), qp);
+        } else {
+            qps.remove(qp.qpn, qp);
+        }
+        // type 2 windows bound to this QP die with it
+        keys.forEach(m -> {
+            if (m instanceof RvtMw && ((RvtMw) m).qp == qp) {
+                ((RvtMw) m).invalidate(m.key(), qp);
+            }
+        });
+    }
+
+    @Override
+    public void postSend(DriverQp qp, SendWr wr) {
+        ((RvtQp) qp).postSend(wr);
+    }
+
+    @Override
+    public void postRecv(DriverQp qp, RecvWr wr) {
+        ((RvtQp) qp).postRecv(wr);
+    }
+
+    // ---------------------------------------------------------------- SRQ
+
+    @Override
+    public DriverSrq createSrq(SrqContext ctx, DriverPd pd, SrqAttr attr) {
+        return new RvtSrq(ctx, (RvtPd) pd, attr);
+    }
+
+    @Override
+    public void modifySrq(DriverSrq srq, SrqAttr attr, Set<SrqAttrMask> mask) {
+        ((RvtSrq) srq).modify(attr, mask.contains(SrqAttrMask.MAX_WR), mask.contains(SrqAttrMask.LIMIT));
+    }
+
+    @Override
+    public SrqAttr querySrq(DriverSrq srq) {
+        return ((RvtSrq) srq).query();
+    }
+
+    @Override
+    public void destroySrq(DriverSrq srq) {
+    }
+
+    @Override
+    public void postSrqRecv(DriverSrq srq, RecvWr wr) {
+        ((RvtSrq) srq).post(wr);
+    }
+
+    // ---------------------------------------------------------------- MR, MW
+
+    @Override
+    public DriverMr regUserMr(DriverPd pd, ByteBuffer buffer, long iova, int access) {
+        int index = keys.allocate(new Placeholder());
+        RvtMr mr = new RvtMr(RvtMr.Type.USER, (RvtPd) pd, index, randomKeyByte(), 0);
+        mr.set(buffer, iova, access);
+        keys.replace(index, mr);
+        return mr;
+    }
+
+    @Override
+    public void reregUserMr(DriverMr dmr, ByteBuffer buffer, long iova, int access) {
+        RvtMr mr = (RvtMr) dmr;
+        if (mr.type != RvtMr.Type.USER) {
+            throw new VerbsException(Errno.EINVAL, "rereg: only user MRs can be re-registered");
+        }
+        if (mr.boundWindows.get() > 0) {
+            throw new VerbsException(Errno.EBUSY, "rereg: memory windows are bound to this MR");
+        }
+        synchronized (mr) {
+            mr.set(buffer, iova, access);
+        }
+    }
+
+    @Override
+    public DriverMr allocMr(DriverPd pd, MrType type, int maxNumSg) {
+        int index = keys.allocate(new Placeholder());
+        RvtMr mr = new RvtMr(RvtMr.Type.FAST_REG, (RvtPd) pd, index, randomKeyByte(), maxNumSg);
+        keys.replace(index, mr);
+        return mr;
+    }
+
+    @Override
+    public void mapMrSg(DriverMr mr, ByteBuffer buffer, long iova) {
+        ((RvtMr) mr).map(buffer, iova);
+    }
+
+    @Override
+    public void deregMr(DriverMr dmr) {
+        RvtMr mr = (RvtMr) dmr;
+        if (mr.boundWindows.get() > 0) {
+            throw new VerbsException(Errno.EBUSY, "dereg: " + mr.boundWindows.get()
+                    + " memory windows are bound to this MR");
+        }
+        mr.state = RvtMem.State.INVALID;
+        keys.free(mr.index);
+    }
+
+    @Override
+    public DriverMw allocMw(DriverPd pd, MwType type) {
+        int index = keys.allocate(new Placeholder());
+        RvtMw mw = new RvtMw(type, (RvtPd) pd, index, randomKeyByte());
+        keys.replace(index, mw);
+        return mw;
+    }
+
+    @Override
+    public void deallocMw(DriverMw dmw) {
+        RvtMw mw = (RvtMw) dmw;
+        mw.dealloc();
+        keys.free(mw.index);
+    }
+
+    /** Holds an index while its object is built. */
+    private static final class Placeholder extends RvtMem {
+        Placeholder() {
+            state = State.INVALID;
+        }
+
+        @Override
+        public int key() {
+            return -1;
+        }
+
+        @Override
+        public RvtPd pd() {
+            return null;
+        }
+    }
+}

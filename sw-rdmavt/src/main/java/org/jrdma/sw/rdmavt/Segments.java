@@ -1,0 +1,154 @@
+package org.jrdma.sw.rdmavt;
+
+import java.nio.ByteBuffer;
+
+import org.jrdma.ib.core.Access;
+
+/**
+ * A scatter or gather list resolved to memory: every SGE's key, PD, bounds and rights are checked
+ * by {@code resolve*} before {@link #copy} moves a byte ({@code copy_data} in rxe). Reusable and
+ * allocation-free: one instance per engine thread and role.
+ */
+public final class Segments {
+    final ByteBuffer[] buf;
+    final int[] off;
+    final int[] len;
+    int n;
+    long total;
+
+    public Segments(int capacity) {
+        buf = new ByteBuffer[capacity];
+        off = new int[capacity];
+        len = new int[capacity];
+    }
+
+    public long total() {
+        return total;
+    }
+
+    private MemError add(RvtMr mr, long addr, int length) {
+        if (n == buf.length) {
+            return MemError.OUT_OF_BOUNDS;
+        }
+        buf[n] = mr.buffer();
+        off[n] = mr.offset(addr);
+        len[n] = length;
+        n++;
+        total += length & 0xffffffffL;
+        return MemError.NONE;
+    }
+
+    /** Local SGEs (lkeys) in {@code pd}; {@code need} is LOCAL_WRITE for memory the operation writes. */
+    public MemError resolveLocal(KeyTable keys, RvtPd pd, long[] addr, int[] length, int[] lkey, int count,
+            int need) {
+        n = 0;
+        total = 0;
+        for (int i = 0; i < count; i++) {
+            if (length[i] == 0) {
+                continue;
+            }
+            RvtMem m = keys.lookup(lkey[i]);
+            if (!(m instanceof RvtMr)) {
+                return MemError.BAD_KEY;
+            }
+            RvtMr mr = (RvtMr) m;
+            MemError e = mr.check(pd, addr[i], length[i] & 0xffffffffL, need);
+            if (e != MemError.NONE) {
+                return e;
+            }
+            e = add(mr, addr[i], length[i]);
+            if (e != MemError.NONE) {
+                return e;
+            }
+        }
+        return MemError.NONE;
+    }
+
+    /** The SGEs of a receive WQE, which the responder writes into. */
+    public MemError resolveRecv(KeyTable keys, RvtPd pd, RecvWqe w) {
+        return resolveLocal(keys, pd, w.addr, w.length, w.lkey, w.numSge, Access.LOCAL_WRITE);
+    }
+
+    /**
+     * A remote range under an rkey, as the responder QP {@code qp} sees it: an MR of its PD, or a
+     * window bound to it (type 2) or to its PD (type 1). {@code need} is REMOTE_READ, REMOTE_WRITE
+     * or REMOTE_ATOMIC.
+     */
+    public MemError resolveRemote(KeyTable keys, RvtQp qp, long addr, long length, int rkey, int need) {
+        n = 0;
+        total = 0;
+        RvtMem m = keys.lookup(rkey);
+        if (m == null) {
+            return MemError.BAD_KEY;
+        }
+        if (m instanceof RvtMw) {
+            RvtMw mw = (RvtMw) m;
+            MemError e = mw.check(qp, addr, length, need);
+            if (e != MemError.NONE) {
+                return e;
+            }
+            return length == 0 ? MemError.NONE : add(mw.mr(), mw.toMrAddr(addr), (int) length);
+        }
+        RvtMr mr = (RvtMr) m;
+        MemError e = mr.check(qp.pd, addr, length, need);
+        if (e != MemError.NONE) {
+            return e;
+        }
+        return length == 0 ? MemError.NONE : add(mr, addr, (int) length);
+    }
+
+    /** Wraps a byte array (inline data) as the only segment. */
+    public void wrap(ByteBuffer data, int length) {
+        n = 0;
+        total = 0;
+        if (length > 0) {
+            buf[0] = data;
+            off[0] = 0;
+            len[0] = length;
+            n = 1;
+            total = length;
+        }
+    }
+
+    /** Copies {@code bytes} from {@code src} to {@code dst}, both resolved; no checks left to do. */
+    public static void copy(Segments src, Segments dst, long bytes) {
+        int si = 0;
+        int so = 0;
+        int di = 0;
+        int dOff = 0;
+        long left = bytes;
+        while (left > 0) {
+            int chunk = (int) Math.min(left, Math.min(src.len[si] - so, dst.len[di] - dOff));
+            dst.buf[di].put(dst.off[di] + dOff, src.buf[si], src.off[si] + so, chunk);
+            left -= chunk;
+            so += chunk;
+            dOff += chunk;
+            if (so == src.len[si]) {
+                si++;
+                so = 0;
+            }
+            if (dOff == dst.len[di]) {
+                di++;
+                dOff = 0;
+            }
+        }
+    }
+
+    /** The 8 bytes at segment 0 (an atomic's target), big-endian as IB atomics are. */
+    long getLong() {
+        return buf[0].getLong(off[0]);
+    }
+
+    void putLong(long v) {
+        buf[0].putLong(off[0], v);
+    }
+
+    /** Writes an 8-byte value into a resolved local list (an atomic's result). */
+    void putLongScattered(long v) {
+        for (int i = 0, shift = 56; i < n; i++) {
+            for (int j = 0; j < len[i]; j++, shift -= 8) {
+                buf[i].put(off[i] + j, (byte) (v >>> shift));
+            }
+        }
+    }
+}
