@@ -38,7 +38,7 @@ public class LoopbackDriver {
         }
         device = new LoopbackDevice(LoopbackFabric.INSTANCE, config.name(), config.ports(), guid);
         device.register(core.registrar());
-        LOG.log(System.Logger.Level.INFO, "hw-loopback: registered " + device.handle().device().name());
+        LOG.log(System.Logger.Level.DEBUG, "hw-loopback: registered " + device.handle().device().name());
     }
 
     @Deactivate
