@@ -131,8 +131,7 @@ public final class RucLoopback {
 
     /** Completes the head WQE; an error moves the QP to ERR and flushes the rest. */
     private long finish(RvtQp qp, SendWqe w, WcStatus status) {
-        qp.completeSend(w, status, wc);
-        qp.popSend();
+        qp.retireSend(w, status, wc);
         if (status != WcStatus.SUCCESS) {
             qp.toError();
         }

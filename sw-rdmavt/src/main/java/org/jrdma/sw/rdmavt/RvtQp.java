@@ -402,23 +402,30 @@ public class RvtQp implements DriverQp {
         }
     }
 
-    /** A completion for a send WQE: always for errors, else only if signaled (or sq_sig_all). */
-    public void completeSend(SendWqe w, WcStatus status, WorkCompletion scratch) {
-        if (status == WcStatus.SUCCESS && !w.signaled() && !sigAll) {
-            return;
-        }
-        scratch.clear().wrId(w.wrId).status(status).opcode(w.opcode.wcOpcode()).qp(ctx.qp()).qpNum(qpn)
-                .portNum(port);
-        if (status == WcStatus.SUCCESS) {
-            switch (w.opcode) {
-                case RDMA_READ, SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM ->
-                        scratch.byteLen((int) w.totalLength);
-                case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> scratch.byteLen(8);
-                default -> {
+    /**
+     * Retires the head WQE: its slot is freed before its completion is posted, so a ULP that sees
+     * the completion can post again at once. A completion is posted always for errors, else only if
+     * the WQE was signaled (or the QP signals all).
+     */
+    public void retireSend(SendWqe w, WcStatus status, WorkCompletion scratch) {
+        boolean post = status != WcStatus.SUCCESS || w.signaled() || sigAll;
+        if (post) {
+            scratch.clear().wrId(w.wrId).status(status).opcode(w.opcode.wcOpcode()).qp(ctx.qp()).qpNum(qpn)
+                    .portNum(port);
+            if (status == WcStatus.SUCCESS) {
+                switch (w.opcode) {
+                    case RDMA_READ, SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM ->
+                            scratch.byteLen((int) w.totalLength);
+                    case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> scratch.byteLen(8);
+                    default -> {
+                    }
                 }
             }
         }
-        scq.post(scratch, false);
+        popSend(); // w may be reused by a poster from here on
+        if (post) {
+            scq.post(scratch, false);
+        }
     }
 
     /** Error: the QP goes to ERR (the driver's own move, reported up) and everything left flushes. */
