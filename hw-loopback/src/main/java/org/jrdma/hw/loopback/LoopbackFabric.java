@@ -69,6 +69,12 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
     @Override
     public RvtQp destination(RvtQp src, SendWqe w) {
         boolean datagram = src.type == QpType.UD || src.type.isSpecial();
+        if (!datagram) {
+            RvtQp cached = src.cachedDestination();
+            if (cached != null && ((LoopbackDevice) cached.dev).isUp()) {
+                return cached;
+            }
+        }
         AhAttr av = datagram ? w.ahAttr() : src.av();
         int qpn = datagram ? w.remoteQpn() : src.destQpn();
         Port p = route(av);
@@ -82,7 +88,13 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
             return p.device().specialQp(QpType.GSI, p.port());
         }
         RvtQp dst = p.device().qp(qpn);
-        return dst != null && (dst.port() == p.port() || dst.port() == 0) ? dst : null;
+        if (dst == null || dst.port() != p.port() && dst.port() != 0) {
+            return null;
+        }
+        if (!datagram) {
+            src.cacheDestination(dst);
+        }
+        return dst;
     }
 
 }

@@ -194,6 +194,7 @@ public abstract class RvtDevice implements DeviceOps {
     public void destroyQp(DriverQp dqp) {
         RvtQp qp = (RvtQp) dqp;
         qp.modify(new QpAttr().state(org.jrdma.ib.core.QpState.ERR));
+        qp.destroyed = true;
         if (qp.type.isSpecial()) {
             qps.remove(specialKey(qp.type, qp.port()), qp);
         } else {

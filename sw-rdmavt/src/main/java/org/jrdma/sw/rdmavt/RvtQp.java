@@ -67,6 +67,11 @@ public class RvtQp implements DriverQp {
     boolean sqdNotify;
     boolean sqdEventPending;
 
+    /** Set when destroyed, so a cached route to this QP is seen to be stale. */
+    volatile boolean destroyed;
+    /** The connected peer a driver resolved last (RC/UC); cleared when the path changes. */
+    private volatile RvtQp destCache;
+
     private final SendWqe[] sq;
     private int sqHead;
     private int sqCount;
@@ -156,6 +161,20 @@ public class RvtQp implements DriverQp {
         return rnrRetry;
     }
 
+    /** The peer cached by {@link #cacheDestination}, if still alive. */
+    public RvtQp cachedDestination() {
+        RvtQp d = destCache;
+        return d == null || d.destroyed ? null : d;
+    }
+
+    public void cacheDestination(RvtQp d) {
+        destCache = d;
+    }
+
+    public boolean isDestroyed() {
+        return destroyed;
+    }
+
     // ---------------------------------------------------------------- modify / query
 
     void modify(QpAttr a) {
@@ -170,6 +189,7 @@ public class RvtQp implements DriverQp {
                 if (a.has(QpAttrMask.PKEY_INDEX)) pkeyIndex = a.pkeyIndex();
                 if (a.has(QpAttrMask.QKEY)) qkey = a.qkey();
                 if (a.has(QpAttrMask.ACCESS_FLAGS)) accessFlags = a.accessFlags();
+                if (a.has(QpAttrMask.AV) || a.has(QpAttrMask.DEST_QPN) || a.has(QpAttrMask.PORT)) destCache = null;
                 if (a.has(QpAttrMask.AV)) av = a.av().copy();
                 if (a.has(QpAttrMask.PATH_MTU)) pathMtu = a.pathMtu();
                 if (a.has(QpAttrMask.DEST_QPN)) destQpn = a.destQpNum();
@@ -240,8 +260,8 @@ public class RvtQp implements DriverQp {
         boolean posted = false;
         boolean flushNow;
         try {
-            for (SendWr wr = first; wr != null; wr = wr.next()) {
-                synchronized (this) {
+            synchronized (this) { // one lock for the whole chain
+                for (SendWr wr = first; wr != null; wr = wr.next()) {
                     QpState s = state;
                     if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
                         throw new PostException(Errno.EINVAL, "post_send: QP " + qpn + " is in " + s
@@ -254,8 +274,8 @@ public class RvtQp implements DriverQp {
                     // filled under the lock: concurrent posters must not share a slot
                     fill(sq[(sqHead + sqCount) % sq.length], wr);
                     sqCount++;
+                    posted = true;
                 }
-                posted = true;
             }
         } finally {
             synchronized (this) {
