@@ -129,7 +129,10 @@ public final class BatchLauncher implements BundleActivator {
         } catch (InterruptedException e) {
             return; // the bundle or the framework is stopping: nothing to do any more
         } catch (Throwable t) {
-            err.println(Failure.of(t).message());
+            String m = Failure.of(t).message();
+            if (!m.isEmpty()) {
+                err.println(m);
+            }
             if (trace) {
                 t.printStackTrace(err);
             }
@@ -285,7 +288,9 @@ public final class BatchLauncher implements BundleActivator {
 
     private int failure(Throwable t, PrintStream err) {
         Failure failure = Failure.of(t);
-        err.println(failure.message());
+        if (!failure.message().isEmpty()) {
+            err.println(failure.message());
+        }
         if (trace) {
             t.printStackTrace(err);
         }

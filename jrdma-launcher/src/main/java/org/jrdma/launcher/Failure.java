@@ -10,7 +10,8 @@ import org.jrdma.ib.core.cli.CommandFailure;
 /**
  * How a failed batch command line is reported: the one line printed on stderr and the exit status.
  * <ul>
- * <li>a {@link CommandFailure}, thrown directly or found in the cause chain: its message as is, its
+ * <li>a {@link CommandFailure}, thrown directly or found in the cause chain: its message as is (nothing
+ * when it is empty: the tool already said what it had to, as {@code ibv_devinfo -i 0} does), its
  * {@link CommandFailure#exitStatus()};</li>
  * <li>Gogo's "Command not found: xyz": that message as is, status 1;</li>
  * <li>anything else: {@code jrdma: <message>} (the class name when there is no message), status 1.</li>
@@ -26,7 +27,7 @@ record Failure(int status, String message) {
             int status = exitStatusOf(c);
             if (status != 0) {
                 String message = c.getMessage();
-                return new Failure(status, message == null || message.isBlank() ? "jrdma: command failed" : message);
+                return new Failure(status, message == null ? "" : message);
             }
         }
         String message = t.getMessage();
