@@ -176,11 +176,48 @@ public final class LoopbackDevice extends RvtDevice {
         return qp;
     }
 
+    /**
+     * New send work. Like rxe running its requester task in the caller's context, an idle QP runs
+     * right here on the posting thread, up to {@link #INLINE_BUDGET} WQEs: no thread hand-off, so a
+     * ULP that polls its CQ does not fight the engine thread for the CPU. Whatever is left, and every
+     * timed wait (RNR, retry), goes to the engine thread: posting never waits.
+     */
     @Override
     protected void sqPosted(RvtQp qp) {
         LoQp q = (LoQp) qp;
+        long r = RucLoopback.PROGRESS;
+        // not from inside a completion handler of this QP, and never waiting for the lock
+        if (!q.scheduled.get() && !q.exec.isHeldByCurrentThread() && q.exec.tryLock()) {
+            try {
+                int budget = INLINE_BUDGET;
+                do {
+                    r = loop(q);
+                } while (r == RucLoopback.PROGRESS && --budget > 0);
+            } finally {
+                q.exec.unlock();
+            }
+            if (r == RucLoopback.IDLE) {
+                q.sqdCheck();
+                if (q.peekSend() == null) {
+                    return;
+                }
+                r = RucLoopback.PROGRESS; // posted meanwhile by another thread
+            }
+        }
         if (q.scheduled.compareAndSet(false, true)) {
-            submit(q.task, 0);
+            submit(q.task, r > 0 ? r : 0);
+        }
+    }
+
+    /** WQEs an idle QP runs on the posting thread before the rest goes to the engine thread. */
+    static final int INLINE_BUDGET = 32;
+
+    private long loop(LoQp q) {
+        try {
+            return loop.step(q);
+        } catch (RuntimeException e) {
+            System.getLogger("org.jrdma.hw.loopback").log(System.Logger.Level.ERROR, "engine failed on " + q, e);
+            return RucLoopback.IDLE;
         }
     }
 
@@ -203,11 +240,8 @@ public final class LoopbackDevice extends RvtDevice {
         q.exec.lock();
         try {
             do {
-                r = loop.step(q);
+                r = loop(q);
             } while (r == RucLoopback.PROGRESS && --budget > 0);
-        } catch (RuntimeException e) {
-            System.getLogger("org.jrdma.hw.loopback").log(System.Logger.Level.ERROR, "engine failed on " + q, e);
-            r = RucLoopback.IDLE;
         } finally {
             q.exec.unlock();
         }
