@@ -50,7 +50,11 @@ public final class LoopbackDevice extends RvtDevice {
     private final int[] lids;
     private final Gid[] gids;
     private final ScheduledThreadPoolExecutor engine;
+    /** The engine thread's executor: a RucLoopback owns scratch objects, so it is never shared between threads. */
     private final RucLoopback loop;
+    /** Executors for posting threads that run a QP inline (one at a time each; allocation-free once warm). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<RucLoopback> inlineLoops =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile RegisteredDevice handle;
     private volatile boolean up;
 
@@ -188,13 +192,18 @@ public final class LoopbackDevice extends RvtDevice {
         long r = RucLoopback.PROGRESS;
         // not from inside a completion handler of this QP, and never waiting for the lock
         if (!q.scheduled.get() && !q.exec.isHeldByCurrentThread() && q.exec.tryLock()) {
+            RucLoopback l = inlineLoops.poll();
+            if (l == null) {
+                l = new RucLoopback(fabric, attr.maxSendSge());
+            }
             try {
                 int budget = INLINE_BUDGET;
                 do {
-                    r = loop(q);
+                    r = loop(l, q);
                 } while (r == RucLoopback.PROGRESS && --budget > 0);
             } finally {
                 q.exec.unlock();
+                inlineLoops.offer(l);
             }
             if (r == RucLoopback.IDLE) {
                 q.sqdCheck();
@@ -212,9 +221,9 @@ public final class LoopbackDevice extends RvtDevice {
     /** WQEs an idle QP runs on the posting thread before the rest goes to the engine thread. */
     static final int INLINE_BUDGET = 32;
 
-    private long loop(LoQp q) {
+    private long loop(RucLoopback l, LoQp q) {
         try {
-            return loop.step(q);
+            return l.step(q);
         } catch (RuntimeException e) {
             System.getLogger("org.jrdma.hw.loopback").log(System.Logger.Level.ERROR, "engine failed on " + q, e);
             return RucLoopback.IDLE;
@@ -240,7 +249,7 @@ public final class LoopbackDevice extends RvtDevice {
         q.exec.lock();
         try {
             do {
-                r = loop(q);
+                r = loop(loop, q);
             } while (r == RucLoopback.PROGRESS && --budget > 0);
         } finally {
             q.exec.unlock();

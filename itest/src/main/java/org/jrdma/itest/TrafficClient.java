@@ -1,0 +1,128 @@
+package org.jrdma.itest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jrdma.ib.core.IbClient;
+import org.jrdma.ib.core.IbDevice;
+
+/**
+ * The ULP of {@link LoopbackHotUnplugTest}: on the device named {@link #target} (a loopback device
+ * with two ports) add starts a {@link TrafficSession}; remove stops and drains it. Every callback,
+ * for any device, is recorded ("add lo0", "remove lo0"), and so is every broken promise of the
+ * client contract (overlapping callbacks, a remove without add, wrong client data).
+ */
+final class TrafficClient implements IbClient {
+    static final String NAME = "traffic";
+
+    private final String target;
+    private final boolean lazy;
+    private final boolean bothWays;
+    private final List<String> events = new ArrayList<>();
+    private final List<String> violations = new ArrayList<>();
+    private final List<TrafficSession> sessions = new ArrayList<>();
+    private final AtomicInteger inCallback = new AtomicInteger();
+
+    /**
+     * @param lazy if true, remove neither stops the traffic nor frees anything (a misbehaving ULP:
+     *        ib-core has to clean up, and the traffic threads have to notice on their own)
+     * @param bothWays traffic from port 2 to port 1 too, on a second thread
+     */
+    TrafficClient(String target, boolean lazy, boolean bothWays) {
+        this.target = target;
+        this.lazy = lazy;
+        this.bothWays = bothWays;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void add(IbDevice device) {
+        enter("add", device);
+        try {
+            record("add " + device.name());
+            if (!device.name().equals(target)) {
+                return;
+            }
+            TrafficSession s = new TrafficSession(device, this, lazy, bothWays);
+            s.open();
+            device.setClientData(this, s);
+            synchronized (this) {
+                sessions.add(s);
+            }
+        } finally {
+            inCallback.decrementAndGet();
+        }
+    }
+
+    @Override
+    public void remove(IbDevice device, Object clientData) {
+        enter("remove", device);
+        try {
+            record("remove " + device.name());
+            TrafficSession s = null;
+            synchronized (this) {
+                for (TrafficSession t : sessions) {
+                    if (t.device == device) {
+                        s = t;
+                    }
+                }
+            }
+            if (clientData != s) {
+                violation("remove of " + device.name() + " with client data " + clientData + ", expected " + s);
+            }
+            if (s != null) {
+                if (s.closeRan) {
+                    violation("second remove of the session on " + device.name());
+                }
+                s.close();
+            }
+        } finally {
+            inCallback.decrementAndGet();
+        }
+    }
+
+    private void enter(String what, IbDevice device) {
+        if (inCallback.incrementAndGet() != 1) {
+            violation(what + " of " + device.name() + " overlaps another callback");
+        }
+    }
+
+    private synchronized void record(String e) {
+        events.add(e);
+    }
+
+    private synchronized void violation(String v) {
+        violations.add(v);
+    }
+
+    synchronized List<String> events() {
+        return List.copyOf(events);
+    }
+
+    /** Callbacks for devices whose name starts with {@code prefix}. */
+    synchronized List<String> events(String prefix) {
+        return events.stream().filter(e -> e.substring(e.indexOf(' ') + 1).startsWith(prefix)).toList();
+    }
+
+    synchronized long count(String event) {
+        return events.stream().filter(event::equals).count();
+    }
+
+    synchronized List<String> violations() {
+        return List.copyOf(violations);
+    }
+
+    synchronized List<TrafficSession> sessions() {
+        return List.copyOf(sessions);
+    }
+
+    /** The newest session, or null. */
+    synchronized TrafficSession current() {
+        return sessions.isEmpty() ? null : sessions.get(sessions.size() - 1);
+    }
+}
