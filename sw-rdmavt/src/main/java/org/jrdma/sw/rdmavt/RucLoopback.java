@@ -63,6 +63,19 @@ public final class RucLoopback {
      * @return {@link #IDLE}, {@link #PROGRESS}, or nanoseconds to wait before the next attempt
      */
     public long step(RvtQp qp) {
+        long r = run(qp);
+        if (r > 0 && qp.state == QpState.ERR) {
+            qp.flush(); // moved to ERR (by a peer's engine) while its head WQE waited: flush now, not after the wait
+            return IDLE;
+        }
+        return r;
+    }
+
+    private long run(RvtQp qp) {
+        if (qp.state == QpState.ERR) {
+            qp.flush(); // whatever toError() left for the engine: never under a running WQE
+            return IDLE;
+        }
         if (qp.state != QpState.RTS) {
             if (qp.state == QpState.SQD) {
                 qp.sqdCheck();
@@ -331,8 +344,8 @@ public final class RucLoopback {
     }
 
     private Resp read(SendWqe w, RvtQp dst) {
-        if ((dst.accessFlags & Access.REMOTE_READ) == 0) {
-            return responderError(dst, Resp.REM_INV_REQ);
+        if ((dst.accessFlags & Access.REMOTE_READ) == 0 || dst.maxDestRdAtomic == 0) {
+            return responderError(dst, Resp.REM_INV_REQ); // no right, or no responder resources
         }
         long len = local.total();
         MemError e = remote.resolveRemote(dst.dev.keys, dst, w.remoteAddr, len, w.rkey, Access.REMOTE_READ);
@@ -344,8 +357,8 @@ public final class RucLoopback {
     }
 
     private Resp atomic(SendWqe w, RvtQp dst) {
-        if ((dst.accessFlags & Access.REMOTE_ATOMIC) == 0) {
-            return responderError(dst, Resp.REM_INV_REQ);
+        if ((dst.accessFlags & Access.REMOTE_ATOMIC) == 0 || dst.maxDestRdAtomic == 0) {
+            return responderError(dst, Resp.REM_INV_REQ); // no right, or no responder resources
         }
         MemError e = remote.resolveRemote(dst.dev.keys, dst, w.remoteAddr, 8, w.rkey, Access.REMOTE_ATOMIC);
         if (e != MemError.NONE) {

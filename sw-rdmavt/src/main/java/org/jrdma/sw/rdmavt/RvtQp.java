@@ -282,7 +282,7 @@ public class RvtQp implements DriverQp {
                 flushNow = state == QpState.ERR;
             }
             if (flushNow) {
-                flush();
+                flushOrDefer();
             } else if (posted) {
                 dev.sqPosted(this);
             }
@@ -384,7 +384,7 @@ public class RvtQp implements DriverQp {
                 flushNow = state == QpState.ERR;
             }
             if (flushNow) {
-                flush();
+                flushOrDefer();
             }
         }
         dev.rqPosted(this);
@@ -457,10 +457,30 @@ public class RvtQp implements DriverQp {
             state = QpState.ERR;
         }
         ctx.stateChanged(QpState.ERR);
-        flush();
+        flushOrDefer();
     }
 
-    /** Every queued WQE completes with WR_FLUSH_ERR (send and receive), as {@code rxe_qp_error}. */
+    /**
+     * Flushes both queues now unless another thread is running a WQE of this QP (a responder's
+     * error raised from the requester's engine thread, or a post in ERR racing the engine): then
+     * only the receive queue is flushed here, and the engine flushes the send queue once the WQE
+     * it runs has completed ({@link RucLoopback#step} in ERR). Flushing the head WQE under a
+     * running engine would complete it twice and drive the queue count negative.
+     */
+    void flushOrDefer() {
+        if (exec.tryLock()) { // reentrant: the engine erroring its own QP holds it already
+            try {
+                flush();
+            } finally {
+                exec.unlock();
+            }
+        } else {
+            flushRecv();
+            dev.sqPosted(this);
+        }
+    }
+
+    /** Every queued WQE completes with WR_FLUSH_ERR (send and receive), as {@code rxe_qp_error}. Needs {@link #exec}. */
     void flush() {
         WorkCompletion wc = new WorkCompletion();
         while (true) {
@@ -477,6 +497,12 @@ public class RvtQp implements DriverQp {
             }
             scq.post(wc, false);
         }
+        flushRecv();
+    }
+
+    /** The receive half of {@link #flush}: safe from any thread. */
+    void flushRecv() {
+        WorkCompletion wc = new WorkCompletion();
         if (srq != null) {
             return; // an SRQ's WQEs belong to the SRQ, not to this QP
         }

@@ -77,6 +77,9 @@ public final class Segments {
     public MemError resolveRemote(KeyTable keys, RvtQp qp, long addr, long length, int rkey, int need) {
         n = 0;
         total = 0;
+        if (length == 0) {
+            return MemError.NONE; // IBTA C9-88: a zero-length RDMA READ/WRITE validates neither R_Key nor VA
+        }
         RvtMem m = keys.lookup(rkey);
         if (m == null) {
             return MemError.BAD_KEY;
