@@ -1,0 +1,292 @@
+package org.jrdma.ib.tools;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Random;
+
+import org.jrdma.ib.core.Gid;
+import org.jrdma.ib.core.IbClient;
+import org.jrdma.ib.core.IbCore;
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.Mtu;
+import org.jrdma.ib.core.WcStatus;
+import org.jrdma.ib.core.cli.CommandFailure;
+
+/**
+ * One of rdma-core 44's {@code libibverbs/examples} pingpong tools, re-implemented on the ib-core
+ * verbs API only (no driver class is used), so it runs on any jrdma device and talks to the real
+ * tool over the same TCP handshake.
+ * <p>What the real tool writes to stdout goes to {@code out} as it is produced. What it writes to
+ * stderr is collected: {@link #execute} (the Gogo command) throws it as the {@link CommandFailure}
+ * message with the exit status, so the {@code ./jrdma} launcher prints it once; {@link #run} prints
+ * it and returns the status, as a process would.
+ * <p>A run never outlives its thread's interrupt (Ctrl-C in Gogo, a stopping bundle): every wait
+ * (connect, accept, TCP reads, completion polling and events) ends, everything is destroyed, and the
+ * status is 130, as for a process killed by SIGINT. Every other way out destroys everything too.
+ */
+public abstract class PingpongTool {
+    static final int RECV_WRID = 1;
+    static final int SEND_WRID = 2;
+    /** {@code sysconf(_SC_PAGESIZE)} on the hosts the real tools run on; the {@code -c} pattern depends on it. */
+    static final int PAGE_SIZE = 4096;
+    /** The fill byte of the real tools' buffers ({@code memset(ctx->buf, 0x7b, size)}). */
+    static final byte FILL = 0x7b;
+    /** The exit status of a run ended by an interrupt (128 + SIGINT). */
+    public static final int INTERRUPTED = 130;
+
+    private static final Random RANDOM = new Random();
+
+    private final String prog;
+    /** Test hook: called once the server's socket listens. */
+    volatile Runnable listening;
+
+    PingpongTool(String prog) {
+        this.prog = prog;
+    }
+
+    /** The tool's name, {@code argv[0]} ({@code ibv_rc_pingpong}). */
+    public final String name() {
+        return prog;
+    }
+
+    /** The tools of this bundle: {@code ibv_rc_pingpong}, {@code ibv_uc_pingpong}, {@code ibv_ud_pingpong}, {@code ibv_srq_pingpong}. */
+    public static List<PingpongTool> all() {
+        return List.of(new Pingpong(Pingpong.Transport.RC), new Pingpong(Pingpong.Transport.UC),
+                new Pingpong(Pingpong.Transport.UD), new SrqPingpong());
+    }
+
+    /** The tool called {@code name}, or null. */
+    public static PingpongTool named(String name) {
+        for (PingpongTool t : all()) {
+            if (t.name().equals(name)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Runs the tool as a Gogo command: returns normally for exit status 0 (printing any stderr text
+     * to {@code err}), else throws {@link CommandFailure} with the status and the stderr text.
+     */
+    public final void execute(IbCore core, PrintStream out, PrintStream err, String... args) {
+        StringBuilder stderr = new StringBuilder();
+        int status = main(core, out, stderr, args) & 0xff;
+        out.flush();
+        if (status != 0) {
+            throw new CommandFailure(status, chomp(stderr));
+        }
+        if (stderr.length() > 0) {
+            err.print(stderr);
+            err.flush();
+        }
+    }
+
+    /** Runs the tool as a process would: stderr text printed to {@code err}, the exit status returned. */
+    public final int run(IbCore core, PrintStream out, PrintStream err, String... args) {
+        StringBuilder stderr = new StringBuilder();
+        try {
+            return main(core, out, stderr, args) & 0xff;
+        } finally {
+            out.flush();
+            err.print(stderr);
+            err.flush();
+        }
+    }
+
+    /**
+     * The C {@code main}: returns the exit status; {@code stderr} collects what the real tool
+     * writes to stderr. Never throws for what the real tool reports; whatever it allocated is
+     * released when it returns.
+     */
+    abstract int main(IbCore core, PrintStream out, StringBuilder stderr, String[] args);
+
+    private static String chomp(StringBuilder sb) {
+        int end = sb.length();
+        if (end > 0 && sb.charAt(end - 1) == '\n') {
+            end--;
+        }
+        return sb.substring(0, end);
+    }
+
+    // ------------------------------------------------------------------ shared by the tools
+
+    /** Ends {@code main} with a status, from wherever it is (the C tools' {@code return 1}). */
+    static final class Exit extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final int status;
+
+        Exit(int status) {
+            super(null, null, false, false);
+            this.status = status;
+        }
+    }
+
+    static Exit exit(int status) {
+        return new Exit(status);
+    }
+
+    static Exit interrupted() {
+        Thread.currentThread().interrupt(); // keep the flag for the caller
+        return new Exit(INTERRUPTED);
+    }
+
+    static void checkInterrupt() {
+        if (Thread.currentThread().isInterrupted()) {
+            throw interrupted();
+        }
+    }
+
+    /**
+     * One empty poll of the busy-polling loop. The real tool spins on its own core while the HCA
+     * moves the data; here the "HCA" may need this very CPU (a software device's engine thread,
+     * the peer in the same JVM), so after a short spin the poller yields. Also where an
+     * interrupt ends the wait.
+     */
+    static void idle(int emptyPolls) {
+        checkInterrupt();
+        if (emptyPolls < 64) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+    }
+
+    /** The owner of everything a run allocates: {@code rdma resource} shows the tool's name, as Linux shows the process. */
+    IbClient owner() {
+        return new IbClient() {
+            @Override
+            public String name() {
+                return prog;
+            }
+
+            @Override
+            public void add(IbDevice device) {
+            }
+
+            @Override
+            public void remove(IbDevice device, Object clientData) {
+            }
+        };
+    }
+
+    /** The device list walk of {@code main}: the first device, or the one named. */
+    static IbDevice findDevice(IbCore core, String ibDevname, StringBuilder stderr) {
+        List<IbDevice> devices = core.devices();
+        if (ibDevname == null) {
+            if (devices.isEmpty()) {
+                stderr.append("No IB devices found\n");
+                throw exit(1);
+            }
+            return devices.get(0);
+        }
+        for (IbDevice d : devices) {
+            if (d.name().equals(ibDevname)) {
+                return d;
+            }
+        }
+        stderr.append("IB device ").append(ibDevname).append(" not found\n");
+        throw exit(1);
+    }
+
+    /** {@code lrand48() & 0xffffff}. */
+    static int randomPsn() {
+        return RANDOM.nextInt(1 << 24);
+    }
+
+    /** {@code pp_mtu_to_enum}: null for what the C code turns into the invalid enum value -1. */
+    static Mtu mtuOf(long bytes) {
+        switch ((int) bytes) {
+            case 256: return Mtu.MTU_256;
+            case 512: return Mtu.MTU_512;
+            case 1024: return Mtu.MTU_1024;
+            case 2048: return Mtu.MTU_2048;
+            case 4096: return Mtu.MTU_4096;
+            default: return null;
+        }
+    }
+
+    /** Whether a remote GID asks for a GRH: {@code dest->gid.global.interface_id != 0}. */
+    static boolean needsGrh(Gid gid) {
+        return gid.interfaceId() != 0;
+    }
+
+    /** The two result lines of every tool (float arithmetic as in C). */
+    static void printResults(PrintStream out, long micros, long size, long iters) {
+        float usec = micros;
+        long bytes = size * iters * 2;
+        out.println(bytes + " bytes in " + CLib.f2(usec / 1000000.) + " seconds = "
+                + CLib.f2(bytes * 8. / usec) + " Mbit/sec");
+        out.println((int) iters + " iters in " + CLib.f2(usec / 1000000.) + " seconds = "
+                + CLib.f2(usec / (float) iters) + " usec/iter");
+        out.flush();
+    }
+
+    /** The usage text of the tool, with {@code argv[0]}. */
+    static void usageHead(PrintStream out, String argv0) {
+        out.print("Usage:\n");
+        out.print("  " + argv0 + "            start a server and wait for connection\n");
+        out.print("  " + argv0 + " <host>     connect to server at <host>\n");
+        out.print("\n");
+        out.print("Options:\n");
+    }
+
+    /**
+     * The received-data check of {@code -c}: the real tools check the first byte of every page
+     * ({@code buf[i] != i / page_size % sizeof(char)}, i.e. 0, written so by the client before its
+     * first send); this also checks that the rest of the page still holds {@code fill}, the byte
+     * the real client's buffer was filled with. Prints the real tool's line for each bad page; returns
+     * how many there were.
+     */
+    static int validate(PrintStream out, java.nio.ByteBuffer buf, int offset, long size, byte fill) {
+        int bad = 0;
+        for (long i = 0; i < size; i += PAGE_SIZE) {
+            boolean ok = buf.get(offset + (int) i) == 0;
+            long end = Math.min(size, i + PAGE_SIZE);
+            for (long j = i + 1; ok && j < end; j++) {
+                ok = buf.get(offset + (int) j) == fill;
+            }
+            if (!ok) {
+                out.println("invalid data in page " + (int) (i / PAGE_SIZE));
+                bad++;
+            }
+        }
+        out.flush();
+        return bad;
+    }
+
+    /** What the client writes before its first send with {@code -c}: 0 at the start of every page. */
+    static void fillPattern(java.nio.ByteBuffer buf, int offset, long size) {
+        for (long i = 0; i < size; i += PAGE_SIZE) {
+            buf.put(offset + (int) i, (byte) 0);
+        }
+    }
+
+    /** {@code ibv_wc_status_str} of rdma-core 44 (its texts differ from the kernel's in places). */
+    static String wcStatusStr(WcStatus s) {
+        return switch (s) {
+            case SUCCESS -> "success";
+            case LOC_LEN_ERR -> "local length error";
+            case LOC_QP_OP_ERR -> "local QP operation error";
+            case LOC_EEC_OP_ERR -> "local EE context operation error";
+            case LOC_PROT_ERR -> "local protection error";
+            case WR_FLUSH_ERR -> "Work Request Flushed Error";
+            case MW_BIND_ERR -> "memory management operation error";
+            case BAD_RESP_ERR -> "bad response error";
+            case LOC_ACCESS_ERR -> "local access error";
+            case REM_INV_REQ_ERR -> "remote invalid request error";
+            case REM_ACCESS_ERR -> "remote access error";
+            case REM_OP_ERR -> "remote operation error";
+            case RETRY_EXC_ERR -> "transport retry counter exceeded";
+            case RNR_RETRY_EXC_ERR -> "RNR retry counter exceeded";
+            case LOC_RDD_VIOL_ERR -> "local RDD violation error";
+            case REM_INV_RD_REQ_ERR -> "remote invalid RD request";
+            case REM_ABORT_ERR -> "aborted error";
+            case INV_EECN_ERR -> "invalid EE context number";
+            case INV_EEC_STATE_ERR -> "invalid EE context state";
+            case FATAL_ERR -> "fatal error";
+            case RESP_TIMEOUT_ERR -> "response timeout error";
+            case GENERAL_ERR -> "general error";
+        };
+    }
+}
