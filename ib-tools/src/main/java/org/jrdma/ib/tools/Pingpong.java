@@ -1,5 +1,6 @@
 package org.jrdma.ib.tools;
 
+import org.jrdma.ib.core.cli.Getopt;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.UnknownHostException;
@@ -39,7 +40,7 @@ import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.VerbsException;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
-import org.jrdma.ib.tools.Getopt.LongOption;
+import org.jrdma.ib.core.cli.Getopt.LongOption;
 
 /**
  * {@code ibv_rc_pingpong}, {@code ibv_uc_pingpong} and {@code ibv_ud_pingpong} of rdma-core 44

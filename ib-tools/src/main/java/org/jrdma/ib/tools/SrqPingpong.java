@@ -1,5 +1,6 @@
 package org.jrdma.ib.tools;
 
+import org.jrdma.ib.core.cli.Getopt;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.UnknownHostException;
@@ -42,7 +43,7 @@ import org.jrdma.ib.core.SrqInitAttr;
 import org.jrdma.ib.core.VerbsException;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
-import org.jrdma.ib.tools.Getopt.LongOption;
+import org.jrdma.ib.core.cli.Getopt.LongOption;
 
 /**
  * {@code ibv_srq_pingpong} of rdma-core 44 ({@code libibverbs/examples/srq_pingpong.c}): {@code -q}

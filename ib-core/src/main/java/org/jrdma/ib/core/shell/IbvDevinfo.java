@@ -1,5 +1,6 @@
 package org.jrdma.ib.core.shell;
 
+import org.jrdma.ib.core.cli.Getopt;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
@@ -15,7 +16,7 @@ import org.jrdma.ib.core.Mtu;
 import org.jrdma.ib.core.NodeType;
 import org.jrdma.ib.core.PortAttr;
 import org.jrdma.ib.core.VerbsException;
-import org.jrdma.ib.core.shell.Getopt.LongOption;
+import org.jrdma.ib.core.cli.Getopt.LongOption;
 
 /**
  * {@code ibv_devinfo [-d DEV] [-i PORT] [-l] [-v]}, line for line as rdma-core 44's

@@ -1,5 +1,6 @@
 package org.jrdma.ib.core.shell;
 
+import org.jrdma.ib.core.cli.Getopt;
 import static org.jrdma.ib.core.shell.Rd.cmd;
 
 import java.io.PrintStream;
@@ -7,7 +8,7 @@ import java.util.List;
 
 import org.jrdma.ib.core.Errno;
 import org.jrdma.ib.core.IbCore;
-import org.jrdma.ib.core.shell.Getopt.LongOption;
+import org.jrdma.ib.core.cli.Getopt.LongOption;
 import org.jrdma.ib.core.spi.RdmaLinkOps;
 
 /**

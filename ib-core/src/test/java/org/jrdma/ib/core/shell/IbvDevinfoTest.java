@@ -1,5 +1,6 @@
 package org.jrdma.ib.core.shell;
 
+import org.jrdma.ib.core.cli.Getopt;
 import static org.jrdma.ib.core.shell.Shell.addMlx;
 import static org.jrdma.ib.core.shell.Shell.addRxe;
 import static org.jrdma.ib.core.shell.Shell.devinfo;

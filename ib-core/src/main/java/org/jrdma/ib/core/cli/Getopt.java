@@ -1,4 +1,4 @@
-package org.jrdma.ib.tools;
+package org.jrdma.ib.core.cli;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,15 +8,15 @@ import java.util.List;
  * are permuted (options may follow operands), {@code --} ends the options, long options may be
  * abbreviated, and the diagnostics have glibc 2.26+'s wording. An optstring starting with ':'
  * suppresses the diagnostics and reports a missing argument as ':'.
- * <p>Diagnostics are appended to {@code stderr} rather than printed. (The same parser as ib-core's
- * {@code org.jrdma.ib.core.shell.Getopt}, which is package-private there.)
+ * <p>Diagnostics are appended to {@code stderr} rather than printed, so a tool can put them into
+ * its {@link CommandFailure}. Shared by every jrdma tool (ibv_devinfo, rdma, ibv_*_pingpong, ...).
  */
-final class Getopt {
-    static final int NO_ARGUMENT = 0;
-    static final int REQUIRED_ARGUMENT = 1;
+public final class Getopt {
+    public static final int NO_ARGUMENT = 0;
+    public static final int REQUIRED_ARGUMENT = 1;
 
     /** {@code struct option}. */
-    record LongOption(String name, int hasArg, char val) {
+    public record LongOption(String name, int hasArg, char val) {
     }
 
     private final String progname;
@@ -32,11 +32,11 @@ final class Getopt {
     private boolean done;
 
     /** The argument of the option just returned. */
-    String optarg;
+    public String optarg;
     /** The option character that caused the last error. */
-    int optopt;
+    public int optopt;
 
-    Getopt(String progname, String[] argv, String optstring, LongOption[] longopts, StringBuilder stderr) {
+    public Getopt(String progname, String[] argv, String optstring, LongOption[] longopts, StringBuilder stderr) {
         this.progname = progname;
         this.argv = argv;
         this.silent = optstring.startsWith(":");
@@ -46,7 +46,7 @@ final class Getopt {
     }
 
     /** The next option character, '?' or ':' on an error, -1 when no option is left. */
-    int next() {
+    public int next() {
         optarg = null;
         if (nextchar == 0) {
             while (true) {
@@ -80,7 +80,7 @@ final class Getopt {
     }
 
     /** The non-option arguments, in order; complete once {@link #next()} returned -1. */
-    List<String> operands() {
+    public List<String> operands() {
         return operands;
     }
 

@@ -1,11 +1,11 @@
-package org.jrdma.ib.core.shell;
+package org.jrdma.ib.core.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
 
-import org.jrdma.ib.core.shell.Getopt.LongOption;
+import org.jrdma.ib.core.cli.Getopt.LongOption;
 import org.junit.jupiter.api.Test;
 
 /** glibc getopt_long behaviour the tools rely on. */
