@@ -11,7 +11,7 @@ public final class RecvWqe {
     final int[] length;
     final int[] lkey;
 
-    RecvWqe(int maxSge) {
+    public RecvWqe(int maxSge) {
         addr = new long[maxSge];
         length = new int[maxSge];
         lkey = new int[maxSge];

@@ -153,7 +153,23 @@ public final class RucLoopback {
 
     // ---------------------------------------------------------------- local operations
 
-    private WcStatus local(RvtQp qp, SendWqe w) {
+    /** Runs a local WQE (REG_MR, LOCAL_INV, BIND_MW) for a packet engine; the completion status. */
+    public static WcStatus executeLocal(RvtQp qp, SendWqe w) {
+        return local(qp, w);
+    }
+
+    /**
+     * The responder's check of SEND_WITH_INV: may the sender invalidate {@code rkey} at {@code dst}
+     * (a valid fast-reg MR of its PD or a type 2 MW bound to it)?
+     */
+    public static boolean remoteInvalidateAllowed(RvtQp dst, int rkey) {
+        RvtMem m = dst.dev.keys.byIndex(rkey);
+        return m != null && m.key() == rkey && m.state() == RvtMem.State.VALID
+                && (m instanceof RvtMr ? ((RvtMr) m).type == RvtMr.Type.FAST_REG && m.pd() == dst.pd
+                        : ((RvtMw) m).type == org.jrdma.ib.core.MwType.TYPE_2 && ((RvtMw) m).qp == dst);
+    }
+
+    private static WcStatus local(RvtQp qp, SendWqe w) {
         switch (w.opcode) {
             case REG_MR: {
                 MemError e = w.mr.pd == qp.pd ? w.mr.fastReg(w.key, w.access) : MemError.BAD_PD;
@@ -171,7 +187,7 @@ public final class RucLoopback {
     }
 
     /** LOCAL_INV and SEND_WITH_INV: an MR (fast-reg) or a type 2 MW of {@code qp}'s PD. */
-    private static MemError invalidate(RvtQp qp, int key) {
+    public static MemError invalidate(RvtQp qp, int key) {
         RvtMem m = qp.dev.keys.byIndex(key);
         if (m instanceof RvtMr) {
             return ((RvtMr) m).invalidate(key, qp.pd);

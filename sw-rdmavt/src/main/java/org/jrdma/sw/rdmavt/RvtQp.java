@@ -161,6 +161,30 @@ public class RvtQp implements DriverQp {
         return rnrRetry;
     }
 
+    public synchronized int sqPsn() {
+        return sqPsn;
+    }
+
+    public synchronized int rqPsn() {
+        return rqPsn;
+    }
+
+    public synchronized int maxRdAtomic() {
+        return maxRdAtomic;
+    }
+
+    public synchronized int maxDestRdAtomic() {
+        return maxDestRdAtomic;
+    }
+
+    public int pkeyIndex() {
+        return pkeyIndex;
+    }
+
+    public boolean signalsAll() {
+        return sigAll;
+    }
+
     /** The peer cached by {@link #cacheDestination}, if still alive. */
     public RvtQp cachedDestination() {
         RvtQp d = destCache;
@@ -397,6 +421,11 @@ public class RvtQp implements DriverQp {
         return sqCount == 0 ? null : sq[sqHead];
     }
 
+    /** The {@code i}-th queued send WQE counting from the head (0 = {@link #peekSend()}), or null. */
+    public synchronized SendWqe sendAt(int i) {
+        return i < 0 || i >= sqCount ? null : sq[(sqHead + i) % sq.length];
+    }
+
     public synchronized void popSend() {
         sqHead = (sqHead + 1) % sq.length;
         sqCount--;
@@ -498,6 +527,14 @@ public class RvtQp implements DriverQp {
             scq.post(wc, false);
         }
         flushRecv();
+    }
+
+    /**
+     * For a packet engine outside this package: {@link #flush} (both queues to WR_FLUSH_ERR). Call it
+     * with {@link #exec} held, when the QP is in ERR and a flush was deferred to the engine.
+     */
+    public void engineFlush() {
+        flush();
     }
 
     /** The receive half of {@link #flush}: safe from any thread. */

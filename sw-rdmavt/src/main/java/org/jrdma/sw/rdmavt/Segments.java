@@ -26,6 +26,51 @@ public final class Segments {
         return total;
     }
 
+    /** Number of resolved segments. */
+    public int count() {
+        return n;
+    }
+
+    /** The memory of segment {@code i} (absolute indexes; do not move its position or limit). */
+    public ByteBuffer buffer(int i) {
+        return buf[i];
+    }
+
+    /** Byte offset of segment {@code i} in {@link #buffer(int)}. */
+    public int offset(int i) {
+        return off[i];
+    }
+
+    /** Length of segment {@code i}. */
+    public int length(int i) {
+        return len[i];
+    }
+
+    /** Drops the first {@code bytes} bytes of the resolved list (the GRH room of a UD receive). */
+    public void skip(int bytes) {
+        int i = 0;
+        int left = bytes;
+        while (left > 0 && i < n) {
+            int d = Math.min(left, len[i]);
+            off[i] += d;
+            len[i] -= d;
+            left -= d;
+            total -= d;
+            if (len[i] == 0) {
+                i++;
+            }
+        }
+        if (i > 0) {
+            int k = 0;
+            for (int j = i; j < n; j++, k++) {
+                buf[k] = buf[j];
+                off[k] = off[j];
+                len[k] = len[j];
+            }
+            n = k;
+        }
+    }
+
     private MemError add(RvtMr mr, long addr, int length) {
         if (n == buf.length) {
             return MemError.OUT_OF_BOUNDS;
@@ -138,16 +183,16 @@ public final class Segments {
     }
 
     /** The 8 bytes at segment 0 (an atomic's target), big-endian as IB atomics are. */
-    long getLong() {
+    public long getLong() {
         return buf[0].getLong(off[0]);
     }
 
-    void putLong(long v) {
+    public void putLong(long v) {
         buf[0].putLong(off[0], v);
     }
 
     /** Writes an 8-byte value into a resolved local list (an atomic's result). */
-    void putLongScattered(long v) {
+    public void putLongScattered(long v) {
         for (int i = 0, shift = 56; i < n; i++) {
             for (int j = 0; j < len[i]; j++, shift -= 8) {
                 buf[i].put(off[i] + j, (byte) (v >>> shift));

@@ -113,4 +113,64 @@ public final class SendWqe {
     public long totalLength() {
         return totalLength;
     }
+
+    // ---- read-only accessors for packet engines outside this package (hw-rxe)
+
+    public int sendFlags() {
+        return sendFlags;
+    }
+
+    public int immData() {
+        return immData;
+    }
+
+    public int invalidateRkey() {
+        return invalidateRkey;
+    }
+
+    public long remoteAddr() {
+        return remoteAddr;
+    }
+
+    public int rkey() {
+        return rkey;
+    }
+
+    public long compareAdd() {
+        return compareAdd;
+    }
+
+    public long swap() {
+        return swap;
+    }
+
+    public int pkeyIndex() {
+        return pkeyIndex;
+    }
+
+    public int numSge() {
+        return numSge;
+    }
+
+    /** The gather list (first {@link #numSge()} entries are valid); do not modify. */
+    public long[] sgeAddr() {
+        return addr;
+    }
+
+    public int[] sgeLength() {
+        return length;
+    }
+
+    public int[] sgeLkey() {
+        return lkey;
+    }
+
+    /** Inline bytes copied at post time (first {@link #inlineLength()} are valid); do not modify. */
+    public byte[] inlineData() {
+        return inline;
+    }
+
+    public int inlineLength() {
+        return inlineLength;
+    }
 }

@@ -1,0 +1,373 @@
+package org.jrdma.hw.rxe;
+
+import static org.jrdma.hw.rxe.RxeParams.psnAdd;
+import static org.jrdma.hw.rxe.RxeParams.psnCompare;
+
+import org.jrdma.hw.rxe.wire.Aeth;
+import org.jrdma.hw.rxe.wire.RxeDecodeStatus;
+import org.jrdma.hw.rxe.wire.RxeMask;
+import org.jrdma.hw.rxe.wire.RxeOpcode;
+import org.jrdma.hw.rxe.wire.RxePacket;
+import org.jrdma.ib.core.Access;
+import org.jrdma.ib.core.QpState;
+import org.jrdma.ib.core.WcStatus;
+import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.ib.core.WrOpcode;
+import org.jrdma.sw.rdmavt.MemError;
+import org.jrdma.sw.rdmavt.Segments;
+import org.jrdma.sw.rdmavt.SendWqe;
+import org.jrdma.sw.rdmavt.Timers;
+import org.jrdma.sw.rdmavt.WrOpcodeTable;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * The completer ({@code rxe_comp.c}): matches ACKs, NAKs, read responses and atomic ACKs against the
+ * send queue, completes WQEs in order, and drives retransmission (timeout, PSN sequence NAK) and RNR
+ * waits. Engine thread only.
+ */
+final class RxeCompleter {
+    enum State {
+        GET_ACK, GET_WQE, CHECK_PSN, CHECK_ACK, READ, ATOMIC, WRITE_SEND, COMP_ACK, COMP_WQE, UPDATE_COMP,
+        ERROR_RETRY, RNR_RETRY, ERROR, DONE, EXIT
+    }
+
+    private final RxeDevice dev;
+    private final RxePacket pkt = new RxePacket();
+    private final Segments local = new Segments(33);
+    private final WorkCompletion wc = new WorkCompletion();
+    private WcStatus error;
+
+    RxeCompleter(RxeDevice dev) {
+        this.dev = dev;
+    }
+
+    boolean run(RxeQp qp) {
+        QpState s = qp.state();
+        if (s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
+            return false;
+        }
+        boolean progress = false;
+        for (int n = 0; n < 256; n++) {
+            ByteBuf b = qp.respPkts.poll();
+            try {
+                if (b != null && pkt.decode(b) != RxeDecodeStatus.OK) {
+                    continue;
+                }
+                boolean timeout = b == null && qp.timeoutFired;
+                if (timeout) {
+                    qp.timeoutFired = false;
+                }
+                progress |= complete(qp, b == null ? null : pkt, timeout);
+            } finally {
+                pkt.clear();
+                if (b != null) {
+                    b.release();
+                    progress = true;
+                }
+            }
+            if (b == null || qp.state() == QpState.ERR) {
+                break;
+            }
+        }
+        return progress;
+    }
+
+    /** The state machine of {@code rxe_completer} for one packet (or none). True if a WQE completed. */
+    private boolean complete(RxeQp qp, RxePacket p, boolean timeout) {
+        boolean done = false;
+        State state = State.GET_WQE;
+        SendWqe w = null;
+        RxeQp.WqeState st = null;
+        while (true) {
+            switch (state) {
+                case GET_WQE -> {
+                    w = qp.sendAt(0);
+                    st = w == null ? null : qp.ws(0);
+                    if (w == null || st.state == RxeQp.WQE_POSTED) {
+                        state = State.EXIT;
+                    } else if (st.state == RxeQp.WQE_DONE) {
+                        state = State.COMP_WQE;
+                    } else if (st.state == RxeQp.WQE_ERROR) {
+                        error = st.status;
+                        state = State.ERROR;
+                    } else if (p != null) {
+                        state = State.CHECK_PSN;
+                    } else {
+                        state = timeout ? State.ERROR_RETRY : State.EXIT;
+                    }
+                }
+                case CHECK_PSN -> state = checkPsn(qp, p, w, st);
+                case CHECK_ACK -> state = checkAck(qp, p, w, st);
+                case READ -> {
+                    if (!copyRead(qp, p, w, st)) {
+                        error = WcStatus.LOC_PROT_ERR;
+                        state = State.ERROR;
+                    } else {
+                        state = p.has(RxeMask.END) ? State.COMP_ACK : State.UPDATE_COMP;
+                    }
+                }
+                case ATOMIC -> {
+                    MemError e = local.resolveLocal(dev.keys, qp.pd, w.sgeAddr(), w.sgeLength(), w.sgeLkey(),
+                            w.numSge(), Access.LOCAL_WRITE);
+                    if (e != MemError.NONE) {
+                        error = WcStatus.LOC_PROT_ERR;
+                        state = State.ERROR;
+                    } else {
+                        local.putLongScattered(p.atmackOrig());
+                        state = State.COMP_ACK;
+                    }
+                }
+                case WRITE_SEND -> state = st.state == RxeQp.WQE_PENDING && st.lastPsn == p.psn() ? State.COMP_ACK
+                        : State.UPDATE_COMP;
+                case COMP_ACK -> {
+                    retire(qp, w, WcStatus.SUCCESS);
+                    done = true;
+                    state = State.UPDATE_COMP;
+                }
+                case COMP_WQE -> {
+                    if (p != null && st.state == RxeQp.WQE_PENDING && psnCompare(st.lastPsn, qp.compPsn) >= 0) {
+                        qp.compPsn = psnAdd(st.lastPsn, 1);
+                        qp.compOpcode = -1;
+                    }
+                    retire(qp, w, WcStatus.SUCCESS);
+                    done = true;
+                    state = State.GET_WQE;
+                }
+                case UPDATE_COMP -> {
+                    qp.compOpcode = p.has(RxeMask.END) ? -1 : p.opcodeValue();
+                    if (psnCompare(p.psn(), qp.compPsn) >= 0) {
+                        qp.compPsn = psnAdd(p.psn(), 1);
+                    }
+                    rearm(qp);
+                    state = State.DONE;
+                }
+                case ERROR_RETRY -> {
+                    w = qp.sendAt(0); // a sequence NAK may have completed the WQE we came with
+                    st = w == null ? null : qp.ws(0);
+                    state = errorRetry(qp, w, st, timeout);
+                }
+                case RNR_RETRY -> {
+                    if (qp.compRnrRetry > 0) {
+                        if (qp.compRnrRetry != 7) {
+                            qp.compRnrRetry--;
+                        }
+                        qp.waitRnr = true;
+                        qp.rnrDeadline = System.nanoTime() + Timers.rnrNakNanos(Aeth.rnrTimer(p.aethSyn()));
+                        qp.retransDeadline = 0;
+                        state = State.DONE;
+                    } else {
+                        dev.counters.inc(RxeCounter.RNR_NAK_RETRY_ERR);
+                        error = WcStatus.RNR_RETRY_EXC_ERR;
+                        state = State.ERROR;
+                    }
+                }
+                case ERROR -> {
+                    retire(qp, w, error);
+                    qp.retransDeadline = 0;
+                    qp.rnrDeadline = 0;
+                    qp.toError();
+                    return true;
+                }
+                case DONE, EXIT -> {
+                    return done;
+                }
+                default -> throw new IllegalStateException(state.name());
+            }
+        }
+    }
+
+    private void retire(RxeQp qp, SendWqe w, WcStatus status) {
+        qp.retireSend(w, status, wc);
+        qp.popWs();
+    }
+
+    /** The retransmit timer runs while PSNs are outstanding ({@code reset_retry_timer}). */
+    private static void rearm(RxeQp qp) {
+        if (qp.timeout() != 0 && psnCompare(qp.reqPsn, qp.compPsn) > 0) {
+            qp.retransDeadline = System.nanoTime() + Timers.ackTimeoutNanos(qp.timeout());
+        } else {
+            qp.retransDeadline = 0;
+        }
+    }
+
+    private static void resetRetryCounters(RxeQp qp) {
+        qp.compRetryCnt = qp.retryCnt();
+        qp.compRnrRetry = qp.rnrRetry();
+        qp.startedRetry = false;
+    }
+
+    private static State checkPsn(RxeQp qp, RxePacket p, SendWqe w, RxeQp.WqeState st) {
+        boolean rdAtomic = WrOpcodeTable.isReadOrAtomic(w.opcode());
+        int diff = psnCompare(p.psn(), st.lastPsn);
+        if (diff > 0) {
+            if (st.state == RxeQp.WQE_PENDING) {
+                if (rdAtomic) {
+                    return State.ERROR_RETRY; // implicit NAK: the read or atomic response was lost
+                }
+                resetRetryCounters(qp);
+                return State.COMP_WQE;
+            }
+            return State.DONE;
+        }
+        diff = psnCompare(p.psn(), qp.compPsn);
+        if (diff < 0) {
+            if (p.psn() == st.lastPsn) {
+                return State.COMP_ACK;
+            } else if (p.opcode() == RxeOpcode.RC_ACKNOWLEDGE
+                    && (qp.compOpcode == RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST.value()
+                            || qp.compOpcode == RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE.value())) {
+                return State.CHECK_ACK;
+            }
+            return State.DONE;
+        } else if (diff > 0 && rdAtomic) {
+            return State.DONE;
+        }
+        return State.CHECK_ACK;
+    }
+
+    private State checkAck(RxeQp qp, RxePacket p, SendWqe w, RxeQp.WqeState st) {
+        int mask = p.mask();
+        if (qp.compOpcode == -1) {
+            if ((mask & RxeMask.START) == 0) {
+                return State.DONE; // rxe treats this as fatal; a stray packet here is dropped
+            }
+        } else if (qp.compOpcode == RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST.value()
+                || qp.compOpcode == RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE.value()) {
+            RxeOpcode o = p.opcode();
+            if (o != RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE && o != RxeOpcode.RC_RDMA_READ_RESPONSE_LAST) {
+                if (!(p.psn() == st.firstPsn && o == RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST)
+                        && !(st.firstPsn == st.lastPsn && o == RxeOpcode.RC_RDMA_READ_RESPONSE_ONLY)
+                        && o != RxeOpcode.RC_ACKNOWLEDGE) {
+                    return State.DONE;
+                }
+            }
+        }
+        switch (p.opcode()) {
+            case RC_RDMA_READ_RESPONSE_FIRST, RC_RDMA_READ_RESPONSE_LAST, RC_RDMA_READ_RESPONSE_ONLY,
+                    RC_RDMA_READ_RESPONSE_MIDDLE -> {
+                if (p.has(RxeMask.AETH) && Aeth.type(p.aethSyn()) != Aeth.Type.ACK) {
+                    error = WcStatus.BAD_RESP_ERR;
+                    return State.ERROR;
+                }
+                if (w.opcode() != WrOpcode.RDMA_READ) {
+                    error = WcStatus.FATAL_ERR;
+                    return State.ERROR;
+                }
+                resetRetryCounters(qp);
+                return State.READ;
+            }
+            case RC_ATOMIC_ACKNOWLEDGE -> {
+                if (Aeth.type(p.aethSyn()) != Aeth.Type.ACK) {
+                    return nak(qp, p);
+                }
+                if (!WrOpcodeTable.isAtomic(w.opcode())) {
+                    error = WcStatus.FATAL_ERR;
+                    return State.ERROR;
+                }
+                resetRetryCounters(qp);
+                return State.ATOMIC;
+            }
+            case RC_ACKNOWLEDGE -> {
+                return switch (Aeth.type(p.aethSyn())) {
+                    case ACK -> {
+                        resetRetryCounters(qp);
+                        yield State.WRITE_SEND;
+                    }
+                    case RNR_NAK -> {
+                        dev.counters.inc(RxeCounter.RCVD_RNR_ERR);
+                        yield State.RNR_RETRY;
+                    }
+                    default -> nak(qp, p);
+                };
+            }
+            default -> {
+                error = WcStatus.FATAL_ERR;
+                return State.ERROR;
+            }
+        }
+    }
+
+    private State nak(RxeQp qp, RxePacket p) {
+        int syn = p.aethSyn();
+        switch (syn) {
+            case Aeth.NAK_PSN_SEQ_ERROR -> {
+                // a sequence NAK implicitly acknowledges every PSN before it
+                if (psnCompare(p.psn(), qp.compPsn) > 0) {
+                    dev.counters.inc(RxeCounter.RCVD_SEQ_ERR);
+                    qp.compPsn = p.psn();
+                    // complete what the NAK acknowledged; forward progress restores the retry budget (rxe
+                    // resets it only on ACKs: with retry_cnt 7 = infinite there that did not matter)
+                    completeAcked(qp);
+                    resetRetryCounters(qp);
+                }
+                return State.ERROR_RETRY;
+            }
+            case Aeth.NAK_INVALID_REQ -> error = WcStatus.REM_INV_REQ_ERR;
+            case Aeth.NAK_REM_ACC_ERR -> error = WcStatus.REM_ACCESS_ERR;
+            default -> error = WcStatus.REM_OP_ERR;
+        }
+        return State.ERROR;
+    }
+
+    /** SEND/WRITE WQEs wholly before comp.psn are done. */
+    private void completeAcked(RxeQp qp) {
+        while (true) {
+            SendWqe w = qp.sendAt(0);
+            if (w == null) {
+                return;
+            }
+            RxeQp.WqeState st = qp.ws(0);
+            if (st.state == RxeQp.WQE_DONE) {
+                retire(qp, w, WcStatus.SUCCESS);
+                continue;
+            }
+            if (st.state != RxeQp.WQE_PENDING || WrOpcodeTable.isReadOrAtomic(w.opcode())
+                    || psnCompare(st.lastPsn, qp.compPsn) >= 0) {
+                return;
+            }
+            retire(qp, w, WcStatus.SUCCESS);
+        }
+    }
+
+    private State errorRetry(RxeQp qp, SendWqe w, RxeQp.WqeState st, boolean timeout) {
+        if (w == null || st == null || st.state == RxeQp.WQE_POSTED) {
+            return State.EXIT;
+        }
+        if (qp.startedRetry && !timeout) {
+            return State.DONE;
+        }
+        if (qp.compRetryCnt > 0) {
+            // IBTA: retry_cnt 7 is 7 retries (rxe's completer treats 7 as infinite, as for rnr_retry;
+            // the verbs conformance suite requires the IBTA meaning, and the wire does not see it)
+            qp.compRetryCnt--;
+            if (psnCompare(qp.reqPsn, qp.compPsn) > 0) {
+                dev.counters.inc(RxeCounter.COMPLETER_RETRY_ERR);
+                qp.needRetry = true;
+                qp.startedRetry = true;
+                qp.compOpcode = -1;
+            }
+            rearm(qp);
+            return State.DONE;
+        }
+        dev.counters.inc(RxeCounter.RETRY_EXCEEDED_ERR);
+        error = WcStatus.RETRY_EXC_ERR;
+        return State.ERROR;
+    }
+
+    /** A read response's payload lands in the WQE's SGEs at (psn - first_psn) * mtu. */
+    private boolean copyRead(RxeQp qp, RxePacket p, SendWqe w, RxeQp.WqeState st) {
+        MemError e = local.resolveLocal(dev.keys, qp.pd, w.sgeAddr(), w.sgeLength(), w.sgeLkey(), w.numSge(),
+                Access.LOCAL_WRITE);
+        if (e != MemError.NONE) {
+            return false;
+        }
+        long at = (long) ((p.psn() - st.firstPsn) & RxeParams.PSN_MASK) * dev.mtu(qp);
+        int len = p.payloadLength();
+        if (at + len > local.total()) {
+            return false;
+        }
+        RxeCopy.fromPacket(p.buf(), p.payloadOffset(), local, at, len);
+        return true;
+    }
+}

@@ -1,0 +1,64 @@
+package org.jrdma.hw.rxe;
+
+import org.jrdma.sw.rdmavt.Segments;
+
+import io.netty.buffer.ByteBuf;
+
+/** Copies between resolved memory ({@link Segments}) and packet buffers, without allocating for heap buffers. */
+final class RxeCopy {
+    private RxeCopy() {
+    }
+
+    /** Copies {@code len} bytes starting {@code from} bytes into {@code src} to {@code b} at {@code index}. */
+    static void toPacket(Segments src, long from, ByteBuf b, int index, int len) {
+        int i = 0;
+        long skip = from;
+        while (i < src.count() && skip >= src.length(i)) {
+            skip -= src.length(i);
+            i++;
+        }
+        int off = (int) skip;
+        while (len > 0) {
+            int chunk = Math.min(len, src.length(i) - off);
+            if (b.hasArray()) {
+                src.buffer(i).get(src.offset(i) + off, b.array(), b.arrayOffset() + index, chunk);
+            } else {
+                for (int k = 0; k < chunk; k++) {
+                    b.setByte(index + k, src.buffer(i).get(src.offset(i) + off + k));
+                }
+            }
+            len -= chunk;
+            index += chunk;
+            i++;
+            off = 0;
+        }
+    }
+
+    /** Copies {@code len} bytes of {@code b} at {@code index} into {@code dst}, starting {@code at} bytes in. */
+    static void fromPacket(ByteBuf b, int index, Segments dst, long at, int len) {
+        int i = 0;
+        long skip = at;
+        while (i < dst.count() && skip >= dst.length(i)) {
+            skip -= dst.length(i);
+            i++;
+        }
+        int off = (int) skip;
+        while (len > 0) {
+            int chunk = Math.min(len, dst.length(i) - off);
+            if (b.hasArray()) {
+                dst.buffer(i).put(dst.offset(i) + off, b.array(), b.arrayOffset() + index, chunk);
+            } else {
+                dst.buffer(i).put(dst.offset(i) + off, b.nioBuffer(index, chunk), 0, chunk);
+            }
+            len -= chunk;
+            index += chunk;
+            i++;
+            off = 0;
+        }
+    }
+
+    /** Copies from a byte array (inline data). */
+    static void toPacket(byte[] src, long from, ByteBuf b, int index, int len) {
+        b.setBytes(index, src, (int) from, len);
+    }
+}

@@ -1,0 +1,420 @@
+package org.jrdma.hw.rxe;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import org.jrdma.hw.rxe.wire.Icrc;
+import org.jrdma.hw.rxe.wire.RxeDecodeStatus;
+import org.jrdma.hw.rxe.wire.RxeMask;
+import org.jrdma.hw.rxe.wire.RxeOpcode;
+import org.jrdma.hw.rxe.wire.RxePacket;
+import org.jrdma.ib.core.AtomicCap;
+import org.jrdma.ib.core.DeviceAttr;
+import org.jrdma.ib.core.Gid;
+import org.jrdma.ib.core.LinkLayer;
+import org.jrdma.ib.core.Mtu;
+import org.jrdma.ib.core.PhysState;
+import org.jrdma.ib.core.PortAttr;
+import org.jrdma.ib.core.PortState;
+import org.jrdma.ib.core.QpInitAttr;
+import org.jrdma.ib.core.QpState;
+import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.spi.DeviceRegistrar;
+import org.jrdma.ib.core.spi.DeviceRegistration;
+import org.jrdma.ib.core.spi.PortImmutable;
+import org.jrdma.ib.core.spi.QpContext;
+import org.jrdma.ib.core.spi.RegisteredDevice;
+import org.jrdma.ib.core.spi.UnregisterReport;
+import org.jrdma.sw.rdmavt.RvtCq;
+import org.jrdma.sw.rdmavt.RvtDevice;
+import org.jrdma.sw.rdmavt.RvtPd;
+import org.jrdma.sw.rdmavt.RvtQp;
+import org.jrdma.sw.rdmavt.RvtSrq;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+
+/**
+ * Soft-RoCE ({@code rxe.c}, {@code rxe_recv.c}): one Ethernet port whose GID table the caller gives, the
+ * protocol engine ({@link RxeRequester}, {@link RxeResponder}, {@link RxeCompleter}) on one engine thread
+ * per device, packets through an {@link RxeWire}.
+ */
+public final class RxeDevice extends RvtDevice {
+    /** Verifies a received packet's ICRC; the default assumes IPv4 ID 0 (see NOTES.md). */
+    @FunctionalInterface
+    public interface IcrcCheck {
+        boolean ok(Icrc icrc, RxePacket pkt, InetAddress src, InetAddress dst, int srcPort);
+
+        IcrcCheck EXACT = (icrc, pkt, src, dst, srcPort) -> pkt.icrc() == compute(icrc, pkt.buf(), pkt.bthOffset(),
+                pkt.length(), src, dst, srcPort);
+        IcrcCheck NONE = (icrc, pkt, src, dst, srcPort) -> true;
+    }
+
+    static DeviceAttr defaultAttr(long guid) {
+        return new DeviceAttr().fwVer("0.1.0").sysImageGuid(guid).maxMrSize(Integer.MAX_VALUE)
+                .pageSizeCap(0xfffff000L).vendorId(0xffffff).vendorPartId(0).hwVer(0).maxQp(0x10000)
+                .maxQpWr(0x4000).maxSendSge(32).maxRecvSge(32).maxSgeRd(32).maxCq(16384).maxCqe(32767)
+                .maxMr(0x10000).maxPd(0x7ffc).maxQpRdAtom(128).maxResRdAtom(0x3f000).maxQpInitRdAtom(128)
+                .atomicCap(AtomicCap.HCA).maxMw(0x8000).maxMcastGrp(8192).maxMcastQpAttach(56)
+                .maxTotalMcastQpAttach(0x70000).maxAh(0x8000).maxSrq(960).maxSrqWr(0x4000).maxSrqSge(27)
+                .maxFastRegPageListLen(512).maxPkeys(64).localCaAckDelay(15).maxInlineData(400).numCompVectors(1);
+    }
+
+    final String namePattern;
+    final RxeWire wire;
+    final List<Gid> gids;
+    final InetAddress[] addrs;
+    final Mtu activeMtu;
+    final long nodeGuid;
+    final RxeCounters counters = new RxeCounters();
+    final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+    private volatile IcrcCheck icrcCheck = IcrcCheck.EXACT;
+    private final ScheduledThreadPoolExecutor engine;
+    private final RxeRequester requester;
+    private final RxeResponder responder;
+    private final RxeCompleter completer;
+    /** Engine thread scratch for sending. */
+    final Icrc txIcrc = new Icrc();
+    private final ThreadLocal<RxePacket> rxPkt = ThreadLocal.withInitial(RxePacket::new);
+    private final ThreadLocal<Icrc> rxIcrc = ThreadLocal.withInitial(Icrc::new);
+    private volatile RegisteredDevice handle;
+    private volatile boolean up = true;
+
+    /**
+     * @param namePattern device name pattern, e.g. {@code "rxe%d"}
+     * @param addresses the GID table of port 1 (IPv4 addresses become IPv4-mapped GIDs)
+     * @param netdevMtu the MTU of the underlying netdev; the active MTU is the largest IB MTU within
+     *        {@code netdevMtu - 80} ({@code rxe_set_mtu})
+     * @param mac a 48-bit MAC-like id; the node GUID is its EUI-64
+     */
+    public RxeDevice(String namePattern, List<InetAddress> addresses, int netdevMtu, long mac, RxeWire wire) {
+        super(defaultAttr(eui64(mac)));
+        this.namePattern = namePattern;
+        this.wire = wire;
+        this.gids = addresses.stream().map(Gid::of).toList();
+        this.addrs = addresses.toArray(new InetAddress[0]);
+        this.activeMtu = Mtu.fitting(Math.max(netdevMtu - RxeParams.MAX_HDR_LENGTH, 256));
+        this.nodeGuid = eui64(mac);
+        this.requester = new RxeRequester(this);
+        this.responder = new RxeResponder(this);
+        this.completer = new RxeCompleter(this);
+        this.engine = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "rxe-engine-" + Long.toHexString(nodeGuid));
+            t.setDaemon(true);
+            return t;
+        });
+        engine.setRemoveOnCancelPolicy(true);
+        engine.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.MILLISECONDS);
+    }
+
+    /** {@code addrconf_addr_eui48}: MAC to EUI-64 (U/L bit flipped, ff:fe in the middle). */
+    static long eui64(long mac) {
+        long hi = (mac >>> 24) & 0xffffff;
+        long lo = mac & 0xffffff;
+        return ((hi ^ 0x020000L) << 40) | 0xfffeL << 24 | lo;
+    }
+
+    public RegisteredDevice register(DeviceRegistrar registrar) {
+        handle = registrar.register(new DeviceRegistration(namePattern, "rxe", this).nodeGuid(nodeGuid).physPortCnt(1));
+        return handle;
+    }
+
+    public RegisteredDevice handle() {
+        return handle;
+    }
+
+    /** Unregisters, stops the engine and releases every queued packet. */
+    public UnregisterReport close() {
+        UnregisterReport report = null;
+        RegisteredDevice h = handle;
+        if (h != null) {
+            report = h.unregister();
+        }
+        if (up) {
+            up = false;
+            counters.inc(RxeCounter.LINK_DOWNED);
+        }
+        engine.shutdownNow();
+        try {
+            engine.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (RvtQp q : qps()) {
+            ((RxeQp) q).releaseQueued();
+        }
+        return report;
+    }
+
+    public RxeCounters counters() {
+        return counters;
+    }
+
+    public void icrcCheck(IcrcCheck check) {
+        this.icrcCheck = check;
+    }
+
+    public List<InetAddress> addresses() {
+        return List.of(addrs);
+    }
+
+    // ---------------------------------------------------------------- port
+
+    @Override
+    public PortAttr queryPort(int port) {
+        return new PortAttr().state(up ? PortState.ACTIVE : PortState.DOWN)
+                .physState(up ? PhysState.LINK_UP : PhysState.DISABLED).maxMtu(Mtu.MTU_4096).activeMtu(activeMtu)
+                .gidTblLen(gids.size()).pkeyTblLen(1).lid(0).smLid(0).lmc(0).maxMsgSz(0x800000L).maxVlNum(1)
+                .activeWidth(1).activeSpeed(1).linkLayer(LinkLayer.ETHERNET).portCapFlags(0x04010000);
+    }
+
+    @Override
+    public PortImmutable getPortImmutable(int port) {
+        return new PortImmutable(LinkLayer.ETHERNET, 1, gids.size(), 256);
+    }
+
+    @Override
+    public int queryPkey(int port, int index) {
+        return 0xffff;
+    }
+
+    @Override
+    public Gid queryGid(int port, int index) {
+        return index >= 0 && index < gids.size() ? gids.get(index) : Gid.ZERO;
+    }
+
+    @Override
+    protected int udMtu(RvtQp qp) {
+        return activeMtu.bytes();
+    }
+
+    int mtu(RxeQp qp) {
+        return Math.min(qp.pathMtu().bytes(), activeMtu.bytes());
+    }
+
+    InetAddress sourceAddress(int sgidIndex) {
+        return addrs[sgidIndex >= 0 && sgidIndex < addrs.length ? sgidIndex : 0];
+    }
+
+    private boolean ownsAddress(InetAddress a) {
+        for (InetAddress x : addrs) {
+            if (x.equals(a)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------- engine
+
+    @Override
+    protected RvtQp newQp(QpContext ctx, int qpn, RvtPd pd, QpInitAttr a, RvtCq scq, RvtCq rcq, RvtSrq srq) {
+        return new RxeQp(this, ctx, qpn, pd, a, scq, rcq, srq);
+    }
+
+    @Override
+    protected void sqPosted(RvtQp qp) {
+        schedule((RxeQp) qp);
+    }
+
+    @Override
+    protected void rqPosted(RvtQp qp) {
+    }
+
+    @Override
+    protected void stateChanged(RvtQp qp) {
+        RxeQp q = (RxeQp) qp;
+        q.exec.lock();
+        try {
+            q.syncState();
+        } finally {
+            q.exec.unlock();
+        }
+        schedule(q);
+    }
+
+    void schedule(RxeQp qp) {
+        if (qp.scheduled.compareAndSet(false, true)) {
+            try {
+                engine.execute(qp.task);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                qp.releaseQueued();
+            }
+        }
+    }
+
+    /** Runs the three roles of a QP until none makes progress (bounded; then yields). */
+    void run(RxeQp qp) {
+        qp.scheduled.set(false);
+        boolean progress = false;
+        qp.exec.lock();
+        try {
+            qp.syncState();
+            int budget = 64;
+            do {
+                progress = responder.run(qp);
+                progress |= completer.run(qp);
+                progress |= requester.run(qp);
+            } while (progress && --budget > 0);
+            if (qp.state() == QpState.ERR) {
+                qp.engineFlush(); // a flush deferred to the engine (RvtQp.flushOrDefer)
+            }
+            if (qp.state() == QpState.ERR || qp.state() == QpState.RESET || qp.isDestroyed()) {
+                qp.releaseQueued();
+                progress = false;
+            }
+        } catch (RuntimeException e) {
+            System.getLogger("org.jrdma.hw.rxe").log(System.Logger.Level.ERROR, "engine failed on " + qp, e);
+        } finally {
+            qp.exec.unlock();
+        }
+        if (progress) {
+            schedule(qp);
+        }
+    }
+
+    /** The retransmit and RNR timers ({@code retransmit_timer}, {@code rnr_nak_timer}). */
+    private void tick() {
+        long now = System.nanoTime();
+        for (RvtQp q : qps()) {
+            RxeQp qp = (RxeQp) q;
+            boolean fire = false;
+            if (qp.retransDeadline != 0 && now - qp.retransDeadline >= 0) {
+                qp.retransDeadline = 0;
+                qp.timeoutFired = true;
+                fire = true;
+            }
+            if (qp.rnrDeadline != 0 && now - qp.rnrDeadline >= 0) {
+                qp.rnrDeadline = 0;
+                if (qp.waitRnr) {
+                    qp.waitRnr = false;
+                    qp.needRetry = true;
+                }
+                fire = true;
+            }
+            if (fire) {
+                schedule(qp);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- transmit
+
+    /** A packet buffer with room for headers, payload, pad and ICRC; writerIndex at the end. */
+    ByteBuf allocPacket(RxeOpcode op, int payload) {
+        int len = org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload);
+        ByteBuf b = alloc.heapBuffer(len, len);
+        b.writerIndex(len);
+        b.setZero(op.length() + payload, len - op.length() - payload);
+        return b;
+    }
+
+    /** Computes the ICRC and hands the packet to the wire ({@code rxe_xmit_packet}). */
+    void xmit(InetAddress src, InetAddress dst, int srcPort, ByteBuf b) {
+        int len = b.writerIndex();
+        Icrc.store(b, 0, len, compute(txIcrc, b, 0, len, src, dst, srcPort));
+        counters.inc(RxeCounter.SENT_PKTS);
+        if (!up) {
+            b.release();
+            counters.inc(RxeCounter.SEND_ERR);
+            return;
+        }
+        wire.send(this, src, dst, srcPort, b);
+    }
+
+    static int compute(Icrc icrc, ByteBuf b, int off, int len, InetAddress src, InetAddress dst, int srcPort) {
+        if (src instanceof Inet4Address && dst instanceof Inet4Address) {
+            return icrc.ipv4(v4(src), v4(dst), 0, Icrc.IPV4_DF, srcPort,
+                    org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, b, off, len);
+        }
+        return icrc.ipv6(Gid.of(src).raw(), Gid.of(dst).raw(), srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
+                b, off, len);
+    }
+
+    private static int v4(InetAddress a) {
+        byte[] r = a.getAddress();
+        return (r[0] & 0xff) << 24 | (r[1] & 0xff) << 16 | (r[2] & 0xff) << 8 | (r[3] & 0xff);
+    }
+
+    // ---------------------------------------------------------------- receive (rxe_recv.c)
+
+    /**
+     * {@code rxe_rcv}: checks a received UDP payload and queues it for the responder (requests) or the
+     * completer (ACKs and responses) of its QP. Takes ownership of {@code udpPayload}. Never throws:
+     * bad packets are dropped and counted.
+     */
+    public void rcv(ByteBuf udpPayload, InetAddress src, InetAddress dst, int srcPort) {
+        try {
+            RxeQp qp = check(udpPayload, src, dst, srcPort);
+            if (qp == null) {
+                counters.inc(RxeCounter.RCVD_DROPPED);
+                udpPayload.release();
+                return;
+            }
+            counters.inc(RxeCounter.RCVD_PKTS);
+            RxePacket p = rxPkt.get();
+            boolean req = p.has(RxeMask.REQ);
+            p.clear();
+            (req ? qp.reqPkts : qp.respPkts).add(udpPayload);
+            schedule(qp);
+        } catch (RuntimeException e) {
+            counters.inc(RxeCounter.RCVD_DROPPED);
+            if (udpPayload.refCnt() > 0) {
+                udpPayload.release();
+            }
+        }
+    }
+
+    private RxeQp check(ByteBuf b, InetAddress src, InetAddress dst, int srcPort) {
+        RxePacket p = rxPkt.get();
+        if (p.decode(b) != RxeDecodeStatus.OK || !up) {
+            return null;
+        }
+        if ((p.pkey() & 0x7fff) != 0x7fff) {
+            return null;
+        }
+        if (!ownsAddress(dst)) {
+            return null;
+        }
+        RvtQp q = p.qpn() == 1 ? specialQp(QpType.GSI, 1) : p.qpn() == 0 ? null : qp(p.qpn());
+        if (!(q instanceof RxeQp) || q.isDestroyed()) {
+            return null;
+        }
+        RxeQp qp = (RxeQp) q;
+        // check_type_state
+        RxeOpcode.Transport t = p.opcode().transport();
+        QpType type = qp.type;
+        boolean typeOk = switch (t) {
+            case RC -> type == QpType.RC;
+            case UC -> type == QpType.UC;
+            case UD -> type == QpType.UD || type == QpType.GSI;
+            default -> false;
+        };
+        if (!typeOk) {
+            return null;
+        }
+        QpState s = qp.state();
+        if (p.has(RxeMask.REQ)) {
+            if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
+                return null;
+            }
+        } else if (s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
+            return null;
+        }
+        if (p.has(RxeMask.DETH)) {
+            int qkey = type == QpType.GSI ? org.jrdma.hw.rxe.wire.RxeWire.GSI_QKEY : qp.qkey();
+            if (p.dethQkey() != qkey) {
+                return null;
+            }
+        }
+        if (!icrcCheck.ok(rxIcrc.get(), p, src, dst, srcPort)) {
+            counters.inc(RxeCounter.RCVD_ICRC_ERR);
+            return null;
+        }
+        return qp;
+    }
+}

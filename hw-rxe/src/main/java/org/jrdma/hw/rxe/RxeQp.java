@@ -1,0 +1,210 @@
+package org.jrdma.hw.rxe;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jrdma.hw.rxe.wire.UdpSourcePort;
+import org.jrdma.ib.core.QpInitAttr;
+import org.jrdma.ib.core.QpState;
+import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.WcStatus;
+import org.jrdma.ib.core.spi.QpContext;
+import org.jrdma.sw.rdmavt.RecvWqe;
+import org.jrdma.sw.rdmavt.RvtCq;
+import org.jrdma.sw.rdmavt.RvtPd;
+import org.jrdma.sw.rdmavt.RvtQp;
+import org.jrdma.sw.rdmavt.RvtSrq;
+import org.jrdma.sw.rdmavt.Segments;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * An rxe QP: the verbs object of rdmavt plus the protocol state of the three roles ({@code struct
+ * rxe_req_info}, {@code rxe_comp_info}, {@code rxe_resp_info}). Everything but the two packet queues and
+ * {@link #scheduled} is touched only by the device's engine thread with {@link #exec} held.
+ */
+public final class RxeQp extends RvtQp {
+    /** WQE states ({@code enum wqe_state}). */
+    static final int WQE_POSTED = 0;
+    static final int WQE_PENDING = 1;
+    static final int WQE_DONE = 2;
+    static final int WQE_ERROR = 3;
+    /** Some packets sent, not the last. */
+    static final int WQE_PROCESSING = 4;
+
+    /** Per send WQE engine state, in a ring parallel to the send queue (index 0 = head). */
+    static final class WqeState {
+        int state;
+        int firstPsn;
+        int lastPsn;
+        boolean started;
+        /** Bytes of the message sent so far (requester) . */
+        long offset;
+        WcStatus status = WcStatus.SUCCESS;
+
+        void reset() {
+            state = WQE_POSTED;
+            firstPsn = lastPsn = 0;
+            started = false;
+            offset = 0;
+            status = WcStatus.SUCCESS;
+        }
+    }
+
+    final RxeDevice rxe;
+    final AtomicBoolean scheduled = new AtomicBoolean();
+    final Runnable task;
+    /** Request packets for the responder. */
+    final ConcurrentLinkedQueue<ByteBuf> reqPkts = new ConcurrentLinkedQueue<>();
+    /** ACKs and responses for the completer. */
+    final ConcurrentLinkedQueue<ByteBuf> respPkts = new ConcurrentLinkedQueue<>();
+    QpState seenState = QpState.RESET;
+    int srcPort;
+    /** RC/UC: the peer's address (from the AV's DGID) and ours (its SGID index), set at RTR. */
+    java.net.InetAddress dstAddr;
+    java.net.InetAddress srcAddr;
+
+    // ---- requester
+    int reqPsn;
+    /** Index from the SQ head of the next WQE to send. */
+    int reqIdx;
+    int reqOpcode = -1;
+    int pktsSinceAckReq;
+    boolean needRetry;
+    boolean waitRnr;
+    /** A WQE failed locally ({@code qp->req.state = QP_STATE_ERROR}): nothing more is sent. */
+    boolean reqStopped;
+    private final WqeState[] ws;
+    private int wsHead;
+
+    // ---- completer
+    int compPsn;
+    int compOpcode = -1;
+    int compRetryCnt;
+    int compRnrRetry;
+    boolean startedRetry;
+    boolean timeoutFired;
+    long retransDeadline;
+    long rnrDeadline;
+
+    // ---- responder
+    int respPsn;
+    int respOpcode = -1;
+    int respMsn;
+    boolean sentPsnNak;
+    boolean dropMsg;
+    final RecvWqe respWqe;
+    boolean haveRespWqe;
+    final Segments respSegs;
+    long respOffset;
+    long respLength;
+    /** Atomic replay cache (responder resources): PSN and original value of the last atomics. */
+    final int[] atomicPsn;
+    final long[] atomicOrig;
+    final boolean[] atomicValid;
+    int atomicNext;
+
+    RxeQp(RxeDevice dev, QpContext ctx, int qpn, RvtPd pd, QpInitAttr a, RvtCq scq, RvtCq rcq, RvtSrq srq) {
+        super(dev, ctx, qpn, pd, a, scq, rcq, srq);
+        this.rxe = dev;
+        this.task = () -> dev.run(this);
+        this.ws = new WqeState[Math.max(cap().maxSendWr(), 1)];
+        for (int i = 0; i < ws.length; i++) {
+            ws[i] = new WqeState();
+        }
+        int sge = Math.max(Math.max(cap().maxRecvSge(), dev.queryDevice().maxRecvSge()), 1) + 1;
+        this.respWqe = new RecvWqe(sge);
+        this.respSegs = new Segments(sge);
+        int res = RxeParams.MAX_RD_ATOMIC_RESOURCES;
+        this.atomicPsn = new int[res];
+        this.atomicOrig = new long[res];
+        this.atomicValid = new boolean[res];
+    }
+
+    /** Engine state of the {@code i}-th WQE from the SQ head. */
+    WqeState ws(int i) {
+        return ws[(wsHead + i) % ws.length];
+    }
+
+    /** The head WQE was retired: its state slot moves to the tail. */
+    void popWs() {
+        ws[wsHead].reset();
+        wsHead = (wsHead + 1) % ws.length;
+        if (reqIdx > 0) {
+            reqIdx--;
+        }
+    }
+
+    /** Brings the engine state in line with a state the ULP (or the engine) set; exec held. */
+    void syncState() {
+        QpState s = state();
+        if (s == seenState) {
+            return;
+        }
+        QpState was = seenState;
+        seenState = s;
+        switch (s) {
+            case RESET, ERR -> resetAll();
+            case RTR -> {
+                respPsn = rqPsn() & RxeParams.PSN_MASK;
+                if (type == QpType.UD || type.isSpecial()) {
+                    srcPort = UdpSourcePort.ofQpn(qpn);
+                } else {
+                    int flow = av() != null && av().grh() != null ? av().grh().flowLabel() : 0;
+                    srcPort = UdpSourcePort.ofConnection(flow, qpn, destQpn());
+                    if (av() != null && av().grh() != null) {
+                        dstAddr = av().grh().dgid().toInetAddress();
+                        srcAddr = rxe.sourceAddress(av().grh().sgidIndex());
+                    }
+                }
+            }
+            case RTS -> {
+                if (was == QpState.RTR || was == QpState.INIT || was == QpState.RESET) {
+                    reqPsn = compPsn = sqPsn() & RxeParams.PSN_MASK;
+                    compRetryCnt = retryCnt();
+                    compRnrRetry = rnrRetry();
+                    if (type == QpType.UD || type.isSpecial()) {
+                        srcPort = UdpSourcePort.ofQpn(qpn);
+                    }
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void resetAll() {
+        releaseQueued();
+        for (WqeState w : ws) {
+            w.reset();
+        }
+        wsHead = 0;
+        reqIdx = 0;
+        reqOpcode = -1;
+        pktsSinceAckReq = 0;
+        needRetry = waitRnr = reqStopped = false;
+        compOpcode = -1;
+        startedRetry = timeoutFired = false;
+        retransDeadline = rnrDeadline = 0;
+        respOpcode = -1;
+        respMsn = 0;
+        sentPsnNak = dropMsg = false;
+        haveRespWqe = false;
+        respOffset = respLength = 0;
+        java.util.Arrays.fill(atomicValid, false);
+    }
+
+    void releaseQueued() {
+        ByteBuf b;
+        while ((b = reqPkts.poll()) != null) {
+            b.release();
+        }
+        while ((b = respPkts.poll()) != null) {
+            b.release();
+        }
+    }
+
+    boolean isDatagram() {
+        return type == QpType.UD || type.isSpecial();
+    }
+}

@@ -1,0 +1,493 @@
+package org.jrdma.hw.rxe;
+
+import static org.jrdma.hw.rxe.RxeParams.psnAdd;
+import static org.jrdma.hw.rxe.RxeParams.psnCompare;
+
+import org.jrdma.hw.rxe.wire.Aeth;
+import org.jrdma.hw.rxe.wire.AtomicAckEth;
+import org.jrdma.hw.rxe.wire.Bth;
+import org.jrdma.hw.rxe.wire.RxeDecodeStatus;
+import org.jrdma.hw.rxe.wire.RxeMask;
+import org.jrdma.hw.rxe.wire.RxeOpcode;
+import org.jrdma.hw.rxe.wire.RxePacket;
+import org.jrdma.ib.core.Access;
+import org.jrdma.ib.core.QpState;
+import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.WcFlags;
+import org.jrdma.ib.core.WcOpcode;
+import org.jrdma.ib.core.WcStatus;
+import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.sw.rdmavt.MemError;
+import org.jrdma.sw.rdmavt.RucLoopback;
+import org.jrdma.sw.rdmavt.Segments;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * The responder ({@code rxe_resp.c}): PSN and opcode-sequence checks, receive WQEs, rkey checks, data
+ * placement, read replies, atomics with a replay cache, ACK coalescing (ACK only when AckReq is set),
+ * NAKs (sequence, RNR, invalid request, remote access, remote operation). Engine thread only.
+ */
+final class RxeResponder {
+    enum State {
+        CHK_PSN, CHK_OP_SEQ, CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE, READ_REPLY, ATOMIC_REPLY,
+        COMPLETE, ACKNOWLEDGE, CLEANUP, DUPLICATE_REQUEST, ERR_PSN_OUT_OF_SEQ, ERR_RNR, ERR_INVALID_REQUEST,
+        ERR_LENGTH, ERR_RKEY_VIOLATION, ERR_REMOTE_OP, DROP
+    }
+
+    /** Every RDMA atomic of the JVM's rxe devices runs under this lock (ATOMIC_HCA). */
+    private static final Object ATOMICS = new Object();
+
+    private final RxeDevice dev;
+    private final RxePacket pkt = new RxePacket();
+    private final Segments rd = new Segments(2);
+    private final WorkCompletion wc = new WorkCompletion();
+
+    RxeResponder(RxeDevice dev) {
+        this.dev = dev;
+    }
+
+    boolean run(RxeQp qp) {
+        QpState s = qp.state();
+        if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
+            return false;
+        }
+        boolean progress = false;
+        for (int n = 0; n < 256; n++) {
+            ByteBuf b = qp.reqPkts.poll();
+            if (b == null) {
+                break;
+            }
+            progress = true;
+            try {
+                if (pkt.decode(b) == RxeDecodeStatus.OK) {
+                    process(qp, pkt);
+                }
+            } finally {
+                pkt.clear();
+                b.release();
+            }
+            if (qp.state() == QpState.ERR) {
+                break;
+            }
+        }
+        return progress;
+    }
+
+    private void process(RxeQp qp, RxePacket p) {
+        State state = State.CHK_PSN;
+        boolean rc = qp.type == QpType.RC;
+        while (true) {
+            switch (state) {
+                case CHK_PSN -> state = checkPsn(qp, p);
+                case CHK_OP_SEQ -> state = checkOpSeq(qp, p);
+                case CHK_OP_VALID -> state = checkOpValid(qp, p);
+                case CHK_RESOURCE -> state = checkResource(qp, p);
+                case CHK_LENGTH -> state = checkLength(qp, p);
+                case CHK_RKEY -> state = checkRkey(qp, p);
+                case EXECUTE -> state = execute(qp, p);
+                case READ_REPLY -> {
+                    readReply(qp, p.psn(), rd, rd.total());
+                    qp.respMsn = psnAdd(qp.respMsn, 1);
+                    state = State.CLEANUP;
+                }
+                case ATOMIC_REPLY -> {
+                    long orig;
+                    synchronized (ATOMICS) {
+                        orig = rd.getLong();
+                        if (p.opcode() == RxeOpcode.RC_FETCH_ADD) {
+                            rd.putLong(orig + p.atmethSwapAdd());
+                        } else if (orig == p.atmethComp()) {
+                            rd.putLong(p.atmethSwapAdd());
+                        }
+                    }
+                    int slot = qp.atomicNext;
+                    qp.atomicNext = (slot + 1) % qp.atomicPsn.length;
+                    qp.atomicPsn[slot] = p.psn();
+                    qp.atomicOrig[slot] = orig;
+                    qp.atomicValid[slot] = true;
+                    qp.respMsn = psnAdd(qp.respMsn, 1);
+                    sendAtomicAck(qp, p.psn(), orig);
+                    state = State.CLEANUP;
+                }
+                case COMPLETE -> state = complete(qp, p);
+                case ACKNOWLEDGE -> {
+                    if (rc) {
+                        if (p.ackReq()) {
+                            sendAck(qp, Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), p.psn());
+                        } else {
+                            dev.counters.inc(RxeCounter.ACK_DEFERRED);
+                        }
+                    }
+                    state = State.CLEANUP;
+                }
+                case DUPLICATE_REQUEST -> {
+                    duplicate(qp, p);
+                    state = State.CLEANUP;
+                }
+                case ERR_PSN_OUT_OF_SEQ -> {
+                    sendAck(qp, Aeth.NAK_PSN_SEQ_ERROR, qp.respPsn);
+                    state = State.CLEANUP;
+                }
+                case ERR_RNR -> {
+                    dev.counters.inc(RxeCounter.SEND_RNR_ERR);
+                    sendAck(qp, Aeth.rnrNakSyndrome(qp.minRnrTimer()), p.psn());
+                    state = State.CLEANUP;
+                }
+                case ERR_INVALID_REQUEST, ERR_LENGTH -> {
+                    if (qp.haveRespWqe && (p.has(RxeMask.SEND) || state == State.ERR_LENGTH)) {
+                        completeRecvError(qp, state == State.ERR_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.REM_INV_REQ_ERR);
+                    }
+                    state = classC(qp, p, Aeth.NAK_INVALID_REQ);
+                }
+                case ERR_RKEY_VIOLATION -> {
+                    if (qp.haveRespWqe) {
+                        completeRecvError(qp, WcStatus.REM_ACCESS_ERR);
+                    }
+                    state = classC(qp, p, Aeth.NAK_REM_ACC_ERR);
+                }
+                case ERR_REMOTE_OP -> {
+                    if (qp.haveRespWqe) {
+                        completeRecvError(qp, WcStatus.LOC_PROT_ERR);
+                    }
+                    state = classC(qp, p, Aeth.NAK_REM_OP_ERR);
+                }
+                case DROP -> {
+                    if (qp.type == QpType.UC) {
+                        qp.dropMsg = !p.has(RxeMask.END);
+                        qp.respOpcode = -1;
+                    }
+                    return;
+                }
+                case CLEANUP -> {
+                    return;
+                }
+                default -> throw new IllegalStateException(state.name());
+            }
+        }
+    }
+
+    /** RC: NAK and the QP goes to ERR; UC and UD: the message is dropped. */
+    private State classC(RxeQp qp, RxePacket p, int syndrome) {
+        if (qp.type != QpType.RC) {
+            return State.DROP;
+        }
+        qp.toError(); // first: whoever sees the NAK's completion finds the responder in ERR already
+        sendAck(qp, syndrome, p.psn());
+        return State.CLEANUP;
+    }
+
+    private State checkPsn(RxeQp qp, RxePacket p) {
+        if (qp.isDatagram()) {
+            return State.CHK_OP_SEQ;
+        }
+        int diff = psnCompare(p.psn(), qp.respPsn);
+        if (qp.type == QpType.RC) {
+            if (diff > 0) {
+                if (qp.sentPsnNak) {
+                    return State.CLEANUP;
+                }
+                qp.sentPsnNak = true;
+                dev.counters.inc(RxeCounter.OUT_OF_SEQ_REQUEST);
+                return State.ERR_PSN_OUT_OF_SEQ;
+            } else if (diff < 0) {
+                dev.counters.inc(RxeCounter.DUPLICATE_REQUEST);
+                return State.DUPLICATE_REQUEST;
+            }
+            qp.sentPsnNak = false;
+            return State.CHK_OP_SEQ;
+        }
+        // UC: a gap loses the message in progress; a new message may start anywhere
+        if (diff != 0) {
+            dev.counters.inc(RxeCounter.OUT_OF_SEQ_REQUEST);
+            qp.respPsn = p.psn();
+            qp.respOpcode = -1;
+            qp.respOffset = 0;
+            qp.dropMsg = !p.has(RxeMask.START);
+        }
+        if (qp.dropMsg) {
+            if (p.has(RxeMask.START)) {
+                qp.dropMsg = false;
+            } else {
+                qp.respPsn = psnAdd(p.psn(), 1);
+                if (p.has(RxeMask.END)) {
+                    qp.dropMsg = false;
+                }
+                return State.CLEANUP;
+            }
+        }
+        return State.CHK_OP_SEQ;
+    }
+
+    private static State checkOpSeq(RxeQp qp, RxePacket p) {
+        if (qp.isDatagram()) {
+            return State.CHK_OP_VALID;
+        }
+        int prev = qp.respOpcode < 0 ? -1 : qp.respOpcode & 0x1f;
+        int cur = p.opcodeValue() & 0x1f;
+        boolean ok;
+        if (prev == 0x00 || prev == 0x01) {
+            ok = cur == 0x01 || cur == 0x02 || cur == 0x03 || cur == 0x16;
+        } else if (prev == 0x06 || prev == 0x07) {
+            ok = cur == 0x07 || cur == 0x08 || cur == 0x09;
+        } else {
+            ok = p.has(RxeMask.START);
+        }
+        if (ok) {
+            return State.CHK_OP_VALID;
+        }
+        if (qp.type == QpType.UC) {
+            if (p.has(RxeMask.START)) { // the previous message lost its end: start over
+                qp.respOffset = 0;
+                return State.CHK_OP_VALID;
+            }
+            qp.respPsn = psnAdd(p.psn(), 1);
+            return State.DROP;
+        }
+        return State.ERR_INVALID_REQUEST;
+    }
+
+    private static State checkOpValid(RxeQp qp, RxePacket p) {
+        int acc = qp.accessFlags();
+        if (qp.type == QpType.RC) {
+            if (p.has(RxeMask.READ) && (acc & Access.REMOTE_READ) == 0
+                    || p.has(RxeMask.WRITE) && (acc & Access.REMOTE_WRITE) == 0
+                    || p.has(RxeMask.ATOMIC) && (acc & Access.REMOTE_ATOMIC) == 0) {
+                return State.ERR_INVALID_REQUEST;
+            }
+        } else if (qp.type == QpType.UC) {
+            if (p.has(RxeMask.WRITE) && (acc & Access.REMOTE_WRITE) == 0) {
+                qp.respPsn = psnAdd(p.psn(), 1);
+                return State.DROP;
+            }
+        }
+        return State.CHK_RESOURCE;
+    }
+
+    private State checkResource(RxeQp qp, RxePacket p) {
+        if ((p.mask() & RxeMask.READ_OR_ATOMIC) != 0 && qp.maxDestRdAtomic() == 0) {
+            return State.ERR_INVALID_REQUEST; // ERR_TOO_MANY_RDMA_ATM_REQ: no responder resources
+        }
+        if (p.has(RxeMask.RWR) && !qp.haveRespWqe) {
+            if (!qp.takeRecv(qp.respWqe)) {
+                if (qp.type == QpType.RC) {
+                    return State.ERR_RNR;
+                }
+                qp.respPsn = psnAdd(p.psn(), 1);
+                return State.DROP;
+            }
+            qp.haveRespWqe = true;
+            if (p.has(RxeMask.SEND)) {
+                MemError e = qp.respSegs.resolveRecv(dev.keys, qp.pd, qp.respWqe);
+                if (e != MemError.NONE) {
+                    return State.ERR_REMOTE_OP;
+                }
+                if (qp.isDatagram()) {
+                    if (qp.respSegs.total() < RxeParams.GRH_BYTES) {
+                        return State.ERR_LENGTH;
+                    }
+                    qp.respSegs.skip(RxeParams.GRH_BYTES);
+                }
+                qp.respOffset = 0;
+            }
+        }
+        return State.CHK_LENGTH;
+    }
+
+    private State checkLength(RxeQp qp, RxePacket p) {
+        int mtu = qp.isDatagram() ? dev.activeMtu.bytes() : dev.mtu(qp);
+        int len = p.payloadLength();
+        if (len > mtu) {
+            return State.ERR_LENGTH;
+        }
+        if (qp.type == QpType.RC && p.has(RxeMask.PAYLOAD) && !p.has(RxeMask.END) && len != mtu) {
+            return State.ERR_LENGTH;
+        }
+        return State.CHK_RKEY;
+    }
+
+    private State checkRkey(RxeQp qp, RxePacket p) {
+        if (p.has(RxeMask.WRITE)) {
+            if (p.has(RxeMask.RETH)) {
+                long len = p.rethLen() & 0xffffffffL;
+                MemError e = qp.respSegs.resolveRemote(dev.keys, qp, p.rethVa(), len, p.rethRkey(), Access.REMOTE_WRITE);
+                if (e != MemError.NONE) {
+                    return rkeyError(qp);
+                }
+                qp.respOffset = 0;
+                qp.respLength = len;
+            }
+            if (qp.respOffset + p.payloadLength() > qp.respLength) {
+                return qp.type == QpType.RC ? State.ERR_LENGTH : State.DROP;
+            }
+        } else if (p.has(RxeMask.READ)) {
+            long len = p.rethLen() & 0xffffffffL;
+            if (rd.resolveRemote(dev.keys, qp, p.rethVa(), len, p.rethRkey(), Access.REMOTE_READ) != MemError.NONE) {
+                return rkeyError(qp);
+            }
+        } else if (p.has(RxeMask.ATOMIC)) {
+            if ((p.atmethVa() & 7) != 0) {
+                return State.ERR_INVALID_REQUEST;
+            }
+            if (rd.resolveRemote(dev.keys, qp, p.atmethVa(), 8, p.atmethRkey(), Access.REMOTE_ATOMIC) != MemError.NONE) {
+                return rkeyError(qp);
+            }
+        }
+        return State.EXECUTE;
+    }
+
+    private static State rkeyError(RxeQp qp) {
+        if (qp.type == QpType.UC) {
+            qp.dropMsg = true;
+            return State.DROP;
+        }
+        return State.ERR_RKEY_VIOLATION;
+    }
+
+    private State execute(RxeQp qp, RxePacket p) {
+        int len = p.payloadLength();
+        if (p.has(RxeMask.SEND)) {
+            if (qp.respOffset + len > qp.respSegs.total()) {
+                return State.ERR_LENGTH;
+            }
+            if (p.has(RxeMask.IETH) && !RucLoopback.remoteInvalidateAllowed(qp, p.iethRkey())) {
+                return State.ERR_INVALID_REQUEST;
+            }
+            RxeCopy.fromPacket(p.buf(), p.payloadOffset(), qp.respSegs, qp.respOffset, len);
+            qp.respOffset += len;
+        } else if (p.has(RxeMask.WRITE)) {
+            if (len > 0) {
+                RxeCopy.fromPacket(p.buf(), p.payloadOffset(), qp.respSegs, qp.respOffset, len);
+            }
+            qp.respOffset += len;
+        }
+        dev.counters.inc(RxeCounter.RDMA_RECVS);
+        if (!qp.isDatagram()) {
+            if (p.has(RxeMask.READ)) {
+                int mtu = dev.mtu(qp);
+                long pkts = Math.max(1, (rd.total() + mtu - 1) / mtu);
+                qp.respPsn = psnAdd(p.psn(), (int) pkts);
+            } else {
+                qp.respPsn = psnAdd(p.psn(), 1);
+            }
+            qp.respOpcode = p.opcodeValue();
+        }
+        if (p.has(RxeMask.READ)) {
+            return State.READ_REPLY;
+        }
+        if (p.has(RxeMask.ATOMIC)) {
+            return State.ATOMIC_REPLY;
+        }
+        if (p.has(RxeMask.END) && (p.mask() & RxeMask.WRITE_OR_SEND) != 0 && !qp.isDatagram()) {
+            qp.respMsn = psnAdd(qp.respMsn, 1);
+        }
+        if (p.has(RxeMask.COMP)) {
+            return State.COMPLETE;
+        }
+        return qp.type == QpType.RC ? State.ACKNOWLEDGE : State.CLEANUP;
+    }
+
+    private State complete(RxeQp qp, RxePacket p) {
+        boolean datagram = qp.isDatagram();
+        int flags = 0;
+        WcOpcode op = WcOpcode.RECV;
+        wc.clear();
+        if (p.has(RxeMask.IMMDT)) {
+            flags |= WcFlags.WITH_IMM;
+            wc.immData(p.immdt());
+            if (p.has(RxeMask.WRITE)) {
+                op = WcOpcode.RECV_RDMA_WITH_IMM;
+            }
+        }
+        if (p.has(RxeMask.IETH)) {
+            int rkey = p.iethRkey();
+            RucLoopback.invalidate(qp, rkey);
+            flags |= WcFlags.WITH_INVALIDATE;
+            wc.invalidateRkey(rkey);
+        }
+        long byteLen = p.has(RxeMask.WRITE) ? qp.respLength : qp.respOffset;
+        if (datagram) {
+            byteLen += RxeParams.GRH_BYTES;
+            flags |= WcFlags.GRH;
+            wc.srcQp(p.dethSqp()).pkeyIndex(0);
+        }
+        wc.wrId(qp.respWqe.wrId()).status(WcStatus.SUCCESS).opcode(op).byteLen((int) byteLen).wcFlags(flags)
+                .qp(qp.ctx.qp()).qpNum(qp.qpn).portNum(port(qp));
+        qp.haveRespWqe = false;
+        qp.respOffset = 0;
+        qp.rcq.post(wc, p.se());
+        return qp.type == QpType.RC ? State.ACKNOWLEDGE : State.CLEANUP;
+    }
+
+    private static int port(RxeQp qp) {
+        return qp.port() == 0 ? 1 : qp.port();
+    }
+
+    private void completeRecvError(RxeQp qp, WcStatus status) {
+        wc.clear().wrId(qp.respWqe.wrId()).status(status).opcode(WcOpcode.RECV).qp(qp.ctx.qp()).qpNum(qp.qpn)
+                .portNum(port(qp));
+        qp.haveRespWqe = false;
+        qp.respOffset = 0;
+        qp.rcq.post(wc, false);
+    }
+
+    private void duplicate(RxeQp qp, RxePacket p) {
+        if (p.has(RxeMask.SEND) || p.has(RxeMask.WRITE)) {
+            sendAck(qp, Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), psnAdd(qp.respPsn, -1));
+        } else if (p.has(RxeMask.READ)) {
+            // reads are idempotent: execute the request again from its own RETH
+            long len = p.rethLen() & 0xffffffffL;
+            if (rd.resolveRemote(dev.keys, qp, p.rethVa(), len, p.rethRkey(), Access.REMOTE_READ) == MemError.NONE) {
+                readReply(qp, p.psn(), rd, len);
+            }
+        } else if (p.has(RxeMask.ATOMIC)) {
+            for (int i = 0; i < qp.atomicPsn.length; i++) {
+                if (qp.atomicValid[i] && qp.atomicPsn[i] == p.psn()) {
+                    sendAtomicAck(qp, p.psn(), qp.atomicOrig[i]);
+                    return;
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- packets out
+
+    private void sendAck(RxeQp qp, int syndrome, int psn) {
+        RxeOpcode op = RxeOpcode.RC_ACKNOWLEDGE;
+        ByteBuf b = dev.allocPacket(op, 0);
+        Bth.encode(b, 0, op.value(), false, false, 0, 0xffff, qp.destQpn(), false, psn);
+        Aeth.encode(b, op.aethOffset(), syndrome, qp.respMsn);
+        dev.xmit(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
+    }
+
+    private void sendAtomicAck(RxeQp qp, int psn, long orig) {
+        RxeOpcode op = RxeOpcode.RC_ATOMIC_ACKNOWLEDGE;
+        ByteBuf b = dev.allocPacket(op, 0);
+        Bth.encode(b, 0, op.value(), false, false, 0, 0xffff, qp.destQpn(), false, psn);
+        Aeth.encode(b, op.aethOffset(), Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), qp.respMsn);
+        AtomicAckEth.encode(b, op.atmackOffset(), orig);
+        dev.xmit(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
+    }
+
+    /** {@code read_reply}: the responses of a read of {@code len} bytes of {@code src}, from {@code psn}. */
+    private void readReply(RxeQp qp, int psn, Segments src, long len) {
+        int mtu = dev.mtu(qp);
+        int pkts = (int) Math.max(1, (len + mtu - 1) / mtu);
+        for (int i = 0; i < pkts; i++) {
+            int payload = (int) Math.min(mtu, len - (long) i * mtu);
+            RxeOpcode op = pkts == 1 ? RxeOpcode.RC_RDMA_READ_RESPONSE_ONLY
+                    : i == 0 ? RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST
+                    : i == pkts - 1 ? RxeOpcode.RC_RDMA_READ_RESPONSE_LAST : RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+            ByteBuf b = dev.allocPacket(op, payload);
+            Bth.encode(b, 0, op.value(), false, false, org.jrdma.hw.rxe.wire.RxeWire.padFor(payload), 0xffff,
+                    qp.destQpn(), false, psnAdd(psn, i));
+            if (op.is(RxeMask.AETH)) {
+                Aeth.encode(b, op.aethOffset(), Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), qp.respMsn);
+            }
+            if (payload > 0) {
+                RxeCopy.toPacket(src, (long) i * mtu, b, op.length(), payload);
+            }
+            dev.xmit(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package org.jrdma.hw.rxe;
+
+import java.net.InetAddress;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * What an {@link RxeDevice} sends through: a UDP/IP transport to port 4791 (later Netty; for tests
+ * {@link InMemoryWire}). The device hands over complete UDP payloads (BTH .. ICRC, the ICRC computed for
+ * {@code src}, {@code dst}, {@code srcPort} and IPv4 ID 0); the wire adds UDP/IP and calls
+ * {@link RxeDevice#rcv} at the destination, never re-entrantly from {@code send}.
+ */
+public interface RxeWire {
+    /**
+     * Sends one packet. Takes ownership of {@code packet} (the wire releases it).
+     *
+     * @param from the sending device
+     * @param src the source address (the sending port's GID as an address)
+     * @param dst the destination address
+     * @param srcPort the UDP source port
+     */
+    void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet);
+}
