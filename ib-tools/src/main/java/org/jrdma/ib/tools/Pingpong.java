@@ -9,14 +9,12 @@ import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AddressHandle;
 import org.jrdma.ib.core.AhAttr;
 import org.jrdma.ib.core.CompletionQueue;
 import org.jrdma.ib.core.CqInitAttr;
-import org.jrdma.ib.core.CqNotify;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.GlobalRoute;
 import org.jrdma.ib.core.IbClient;
@@ -375,19 +373,7 @@ final class Pingpong extends PingpongTool {
         }
 
         private int step(int status, boolean report, Runnable destroy, String message) {
-            if (destroy == null) {
-                return status;
-            }
-            try {
-                destroy.run();
-            } catch (RuntimeException e) {
-                // gone with its device already, or refused: report once, go on releasing the rest
-                if (report && status == 0) {
-                    err.append(message);
-                    return 1;
-                }
-            }
-            return status;
+            return releaseStep(err, status, report, destroy, message);
         }
 
         // -------------------------------------------------------------- posting
@@ -586,26 +572,12 @@ final class Pingpong extends PingpongTool {
 
         /** {@code ibv_get_cq_event}: waits for the completion handler, or fails if the CQ went away. */
         void getCqEvent() {
-            try {
-                while (!channel.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-                    if (!cq.isValid()) {
-                        err.append("Failed to get cq_event\n");
-                        throw exit(1);
-                    }
-                }
-            } catch (InterruptedException e) {
-                throw interrupted();
-            }
+            awaitCqEvent(channel, cq, err);
         }
 
         /** {@code ibv_req_notify_cq(cq, 0)}. */
         void reqNotify() {
-            try {
-                cq.reqNotify(CqNotify.NEXT_COMP, false);
-            } catch (VerbsException e) {
-                err.append("Couldn't request CQ notification\n");
-                throw exit(1);
-            }
+            armCq(cq, err);
         }
 
         /** One completion of the main loop; false after printing why. */

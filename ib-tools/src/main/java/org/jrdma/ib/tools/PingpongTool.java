@@ -289,4 +289,46 @@ public abstract class PingpongTool {
             case GENERAL_ERR -> "general error";
         };
     }
+
+    /** One step of {@code pp_close_ctx}: release, and report only the first failure, as the C tools. */
+    static int releaseStep(StringBuilder err, int status, boolean report, Runnable destroy, String message) {
+        if (destroy == null) {
+            return status;
+        }
+        try {
+            destroy.run();
+        } catch (RuntimeException e) {
+            // gone with its device already, or refused: report once, go on releasing the rest
+            if (report && status == 0) {
+                err.append(message);
+                return 1;
+            }
+        }
+        return status;
+    }
+
+    /** {@code ibv_get_cq_event}: waits for the completion handler, or fails if the CQ went away. */
+    static void awaitCqEvent(java.util.concurrent.Semaphore channel, org.jrdma.ib.core.CompletionQueue cq,
+            StringBuilder err) {
+        try {
+            while (!channel.tryAcquire(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                if (!cq.isValid()) {
+                    err.append("Failed to get cq_event\n");
+                    throw exit(1);
+                }
+            }
+        } catch (InterruptedException e) {
+            throw interrupted();
+        }
+    }
+
+    /** {@code ibv_req_notify_cq(cq, 0)}. */
+    static void armCq(org.jrdma.ib.core.CompletionQueue cq, StringBuilder err) {
+        try {
+            cq.reqNotify(org.jrdma.ib.core.CqNotify.NEXT_COMP, false);
+        } catch (org.jrdma.ib.core.VerbsException e) {
+            err.append("Couldn't request CQ notification\n");
+            throw exit(1);
+        }
+    }
 }

@@ -10,13 +10,11 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Locale;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AhAttr;
 import org.jrdma.ib.core.CompletionQueue;
 import org.jrdma.ib.core.CqInitAttr;
-import org.jrdma.ib.core.CqNotify;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.GlobalRoute;
 import org.jrdma.ib.core.IbClient;
@@ -278,18 +276,7 @@ final class SrqPingpong extends PingpongTool {
         }
 
         private int step(int status, boolean report, Runnable destroy, String message) {
-            if (destroy == null) {
-                return status;
-            }
-            try {
-                destroy.run();
-            } catch (RuntimeException e) {
-                if (report && status == 0) {
-                    err.append(message);
-                    return 1;
-                }
-            }
-            return status;
+            return releaseStep(err, status, report, destroy, message);
         }
 
         int postRecv(long n) {
@@ -481,25 +468,11 @@ final class SrqPingpong extends PingpongTool {
         }
 
         void getCqEvent() {
-            try {
-                while (!channel.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-                    if (!cq.isValid()) {
-                        err.append("Failed to get cq_event\n");
-                        throw exit(1);
-                    }
-                }
-            } catch (InterruptedException e) {
-                throw interrupted();
-            }
+            awaitCqEvent(channel, cq, err);
         }
 
         void reqNotify() {
-            try {
-                cq.reqNotify(CqNotify.NEXT_COMP, false);
-            } catch (VerbsException e) {
-                err.append("Couldn't request CQ notification\n");
-                throw exit(1);
-            }
+            armCq(cq, err);
         }
 
         int findQp(int qpn) {
