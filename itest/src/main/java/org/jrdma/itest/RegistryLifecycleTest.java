@@ -1,5 +1,11 @@
 package org.jrdma.itest;
 
+import static org.jrdma.itest.Waits.SETTLE_MS;
+import static org.jrdma.itest.Waits.TIMEOUT_MS;
+import static org.jrdma.itest.Waits.await;
+import static org.jrdma.itest.Waits.awaitValue;
+import static org.jrdma.itest.Waits.settle;
+import static org.jrdma.itest.Waits.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -46,14 +52,10 @@ import org.osgi.test.junit5.service.ServiceExtension;
  * WhiteboardDriver's probe service) and unregisters them in reverse; a client that comes or goes
  * is added to or removed from the devices in index order. Bundle start/stop, DS and the service
  * events are synchronous, so the callbacks have happened when start/stop returns; the test still
- * waits for them with bounded polling and then allows {@link #SETTLE_MS} for anything extra.
+ * waits for them with bounded polling and then allows {@link Waits#SETTLE_MS} for anything extra.
  */
 @ExtendWith({BundleContextExtension.class, ServiceExtension.class})
 class RegistryLifecycleTest {
-    static final long TIMEOUT_MS = 5000;
-    /** How long "nothing else arrives" is watched after the expected callbacks came. */
-    static final long SETTLE_MS = 50;
-
     static final String TDEV = "tdev0";
     static final String TDEVX = "tdevx0";
     static final List<String> ADDS = List.of("add " + TDEV, "add " + TDEVX);
@@ -367,60 +369,6 @@ class RegistryLifecycleTest {
                 () -> recorder.events().size() >= expected.size());
         settle();
         assertEquals(sorted(expected), sorted(recorder.events()), "callbacks (in any order)");
-    }
-
-    private static void settle() {
-        try {
-            Thread.sleep(SETTLE_MS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
-    /** Bounded polling: fails after {@link #TIMEOUT_MS}. */
-    private static void await(String what, BooleanSupplier condition) {
-        await(() -> what, condition);
-    }
-
-    private static void await(Supplier<String> what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out after " + TIMEOUT_MS + " ms waiting for " + what.get());
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-    }
-
-    /** Bounded polling for a value; on timeout, assertEquals shows the difference. */
-    private static <T> void awaitValue(String what, Supplier<T> expected, Supplier<T> actual) {
-        long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000;
-        while (!expected.get().equals(actual.get()) && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-        assertEquals(expected.get(), actual.get(), what);
-    }
-
-    private static <S> S waitFor(ServiceAware<S> aware, String what) {
-        try {
-            S s = aware.waitForService(TIMEOUT_MS);
-            assertNotNull(s, "no " + what + " service within " + TIMEOUT_MS + " ms");
-            return s;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 
     private static List<String> names(List<IbDevice> devices) {
