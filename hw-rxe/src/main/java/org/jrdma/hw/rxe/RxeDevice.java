@@ -158,6 +158,24 @@ public final class RxeDevice extends RvtDevice {
         this.icrcCheck = check;
     }
 
+    /**
+     * The port follows the netdev ({@code rxe_port_up/down}): sets the port state and dispatches
+     * PORT_ACTIVE or PORT_ERR on a change.
+     */
+    public void linkState(boolean linkUp) {
+        if (linkUp == up) {
+            return;
+        }
+        up = linkUp;
+        if (!linkUp) {
+            counters.inc(RxeCounter.LINK_DOWNED);
+        }
+        RegisteredDevice h = handle;
+        if (h != null) {
+            h.dispatchPortEvent(linkUp ? org.jrdma.ib.core.EventType.PORT_ACTIVE : org.jrdma.ib.core.EventType.PORT_ERR, 1);
+        }
+    }
+
     public List<InetAddress> addresses() {
         return List.of(addrs);
     }
@@ -315,6 +333,7 @@ public final class RxeDevice extends RvtDevice {
 
     /** Computes the ICRC and hands the packet to the wire ({@code rxe_xmit_packet}). */
     void xmit(InetAddress src, InetAddress dst, int srcPort, ByteBuf b) {
+        srcPort = wire.udpSourcePort(srcPort);
         int len = b.writerIndex();
         Icrc.store(b, 0, len, compute(txIcrc, b, 0, len, src, dst, srcPort));
         counters.inc(RxeCounter.SENT_PKTS);

@@ -20,4 +20,13 @@ public interface RxeWire {
      * @param srcPort the UDP source port
      */
     void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet);
+
+    /**
+     * The UDP source port the wire really sends from when the engine asks for {@code requested} (the per-QP
+     * flow port). The ICRC covers the UDP header, so the device computes it with this port. Default: the
+     * requested port (InMemoryWire); a socket wire bound to 4791 returns 4791.
+     */
+    default int udpSourcePort(int requested) {
+        return requested;
+    }
 }

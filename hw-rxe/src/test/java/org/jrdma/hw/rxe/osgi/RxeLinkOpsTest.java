@@ -1,0 +1,100 @@
+package org.jrdma.hw.rxe.osgi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.jrdma.hw.rxe.net.NettyWire;
+import org.jrdma.ib.core.Gid;
+import org.jrdma.ib.core.IbClient;
+import org.jrdma.ib.core.IbCore;
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.LinkLayer;
+import org.jrdma.ib.core.Mtu;
+import org.jrdma.ib.core.PortState;
+import org.jrdma.ib.core.VerbsException;
+import org.junit.jupiter.api.Test;
+
+/** {@code rdma link add/delete ... type rxe} through the RdmaLinkOps, and thread hygiene over stop/start. */
+class RxeLinkOpsTest {
+    @Test
+    void linkAddShowsGidThenDeleteRemoves() {
+        IbCore core = IbCore.newInstance();
+        List<String> removed = new CopyOnWriteArrayList<>();
+        core.registerClient(new IbClient() {
+            public String name() {
+                return "watch";
+            }
+
+            public void add(IbDevice device) {
+            }
+
+            public void remove(IbDevice device, Object data) {
+                removed.add(device.name());
+            }
+        });
+        RxeLinkOps ops = new RxeLinkOps(core);
+        assertEquals("rxe", ops.type());
+        IbDevice d = ops.newLink("rxe0", "lo", Map.of("addr", "127.0.0.1"));
+        assertEquals("rxe0", d.name());
+        assertTrue(core.devices().stream().anyMatch(x -> x.name().equals("rxe0")));
+        Gid g0 = d.queryGid(1, 0);
+        assertEquals(Gid.parse("::ffff:127.0.0.1"), g0, "GID index 0");
+        assertTrue(g0.isV4Mapped());
+        assertEquals(PortState.ACTIVE, d.queryPort(1).state());
+        assertEquals(LinkLayer.ETHERNET, d.queryPort(1).linkLayer());
+        assertEquals(Mtu.MTU_4096, d.queryPort(1).activeMtu(), "lo has MTU 65536");
+        // a second device on 127.0.0.2, distinct GUID; mtu override
+        IbDevice d1 = ops.newLink("rxe1", "lo", Map.of("addr", "127.0.0.2", "mtu", "1500"));
+        assertEquals(Mtu.MTU_1024, d1.queryPort(1).activeMtu());
+        assertNotEquals(d.nodeGuid(), d1.nodeGuid());
+        assertThrows(VerbsException.class, () -> ops.newLink("rxe2", "lo", Map.of("addr", "127.0.0.1")),
+                "127.0.0.1:4791 is taken");
+        assertThrows(VerbsException.class, () -> ops.newLink("rxe3", "nosuchif0", Map.of()));
+        assertThrows(VerbsException.class, () -> ops.newLink("rxe0", "lo", Map.of("addr", "127.0.0.3")));
+        assertTrue(ops.delLink(d));
+        assertFalse(core.devices().stream().anyMatch(x -> x.name().equals("rxe0")));
+        assertTrue(removed.contains("rxe0"));
+        assertFalse(ops.delLink(d));
+        ops.deactivate();
+        assertTrue(core.devices().isEmpty());
+        assertNoThreads();
+    }
+
+    @Test
+    void stopStartLeavesNoThreads() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            IbCore core = IbCore.newInstance();
+            RxeLinkOps ops = new RxeLinkOps(core);
+            IbDevice a = ops.newLink("rxe0", "lo", Map.of("addr", "127.0.0.1", "transport", i % 2 == 0 ? "nio" : "auto"));
+            ops.newLink("rxe1", "lo", Map.of("addr", "127.0.0.2"));
+            assertTrue(Thread.getAllStackTraces().keySet().stream()
+                    .anyMatch(t -> t.getName().startsWith(NettyWire.THREAD_PREFIX)));
+            assertTrue(ops.delLink(a));
+            ops.deactivate(); // bundle stop: rxe1 goes too
+            assertNoThreads();
+        }
+    }
+
+    static void assertNoThreads() {
+        long end = System.nanoTime() + 3_000_000_000L;
+        List<String> left;
+        do {
+            left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                    .filter(n -> n.startsWith(NettyWire.THREAD_PREFIX) || n.startsWith("rxe-engine")
+                            || n.startsWith("rxe-link"))
+                    .toList();
+            if (left.isEmpty()) {
+                return;
+            }
+            Thread.onSpinWait();
+        } while (System.nanoTime() - end < 0);
+        throw new AssertionError("threads left: " + left);
+    }
+}
