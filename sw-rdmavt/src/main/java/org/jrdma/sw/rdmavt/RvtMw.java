@@ -143,9 +143,4 @@ public final class RvtMw extends RvtMem implements DriverMw {
         unbind();
         state = State.INVALID;
     }
-
-    /** Translates a window address to the MR's address space (identity: windows use MR iovas). */
-    long toMrAddr(long a) {
-        return a;
-    }
 }

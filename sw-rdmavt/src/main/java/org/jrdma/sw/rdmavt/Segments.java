@@ -135,14 +135,14 @@ public final class Segments {
             if (e != MemError.NONE) {
                 return e;
             }
-            return length == 0 ? MemError.NONE : add(mw.mr(), mw.toMrAddr(addr), (int) length);
+            return add(mw.mr(), addr, (int) length); // windows use the MR's iovas (no ZERO_BASED windows)
         }
         RvtMr mr = (RvtMr) m;
         MemError e = mr.check(qp.pd, addr, length, need);
         if (e != MemError.NONE) {
             return e;
         }
-        return length == 0 ? MemError.NONE : add(mr, addr, (int) length);
+        return add(mr, addr, (int) length);
     }
 
     /** Wraps a byte array (inline data) as the only segment. */

@@ -2,7 +2,6 @@ package org.jrdma.ib.core.impl;
 
 import java.nio.ByteBuffer;
 
-import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AddressHandle;
 import org.jrdma.ib.core.AhAttr;
 import org.jrdma.ib.core.Errno;
@@ -115,9 +114,5 @@ final class PdImpl extends AbstractResource implements ProtectionDomain {
     @Override
     String summary() {
         return "users " + users.size();
-    }
-
-    static void checkAccess(int access) {
-        Access.checkMrAccess(access);
     }
 }

@@ -435,9 +435,4 @@ public class TestDriver implements DeviceOps {
     public static void raise(DriverSrq srq, org.jrdma.ib.core.EventType type) {
         ((Srq) srq).ctx.event(type);
     }
-
-    /** For tests that need a driver which refuses an op. */
-    public static VerbsException refused(String op) {
-        return new VerbsException(Errno.EOPNOTSUPP, op);
-    }
 }
