@@ -154,6 +154,16 @@ public final class RxeDevice extends RvtDevice {
         return counters;
     }
 
+    /** {@code get_hw_stats}: rxe's port counters by their rxe names, in rxe's order, then jrdma's two. */
+    @Override
+    public java.util.Map<String, Long> queryHwStats(int portNum) {
+        java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
+        for (RxeCounter c : RxeCounter.values()) {
+            m.put(c.label(), counters.get(c));
+        }
+        return m;
+    }
+
     public void icrcCheck(IcrcCheck check) {
         this.icrcCheck = check;
     }

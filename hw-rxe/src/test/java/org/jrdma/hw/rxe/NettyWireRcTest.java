@@ -215,6 +215,13 @@ class NettyWireRcTest {
             assertTrue(wa.dontFragment(ra.addresses().get(0)), "IPv4 sockets send with IP_PMTUDISC_DO (IP ID 0)");
         }
         assertEquals(0, ra.counters().get(RxeCounter.RCVD_ICRC_ERR) + rb.counters().get(RxeCounter.RCVD_ICRC_ERR));
+        // the same counters through ib-core, as rdma statistic shows them
+        java.util.Map<String, Long> stats = x.dev.queryHwStats(1);
+        assertEquals(java.util.List.of("sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request"),
+                new java.util.ArrayList<>(stats.keySet()).subList(0, 4));
+        assertEquals(ra.counters().get(RxeCounter.SENT_PKTS) + rb.counters().get(RxeCounter.SENT_PKTS),
+                x.dev.queryHwStats(1).get("sent_pkts") + y.dev.queryHwStats(1).get("sent_pkts"));
+        assertTrue(stats.get("sent_pkts") > 0 && stats.get("rcvd_pkts") > 0, "packets counted: " + stats);
     }
 
     /** 64 MiB of 1 MiB RDMA WRITEs, one at a time; prints the rate and the counters (no rate assertion). */

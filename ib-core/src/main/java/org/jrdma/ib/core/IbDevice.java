@@ -37,6 +37,9 @@ public interface IbDevice {
 
     LinkLayer linkLayer(int portNum);
 
+    /** The port's hardware counters ({@code rdma statistic show link DEV/PORT}), in the driver's order; empty if none. */
+    java.util.Map<String, Long> queryHwStats(int portNum);
+
     /** {@code ib_set_client_data}: only for a client that was added to this device. */
     void setClientData(IbClient client, Object data);
 

@@ -200,6 +200,14 @@ final class DeviceImpl implements IbDevice {
         return immutables[portNum].linkLayer();
     }
 
+    @Override
+    public Map<String, Long> queryHwStats(int portNum) {
+        checkAlive();
+        Validate.port(this, portNum, "queryHwStats");
+        Map<String, Long> stats = ops.queryHwStats(portNum);
+        return stats == null ? Map.of() : Collections.unmodifiableMap(new java.util.LinkedHashMap<>(stats));
+    }
+
     PortImmutable immutable(int portNum) {
         return immutables[portNum];
     }

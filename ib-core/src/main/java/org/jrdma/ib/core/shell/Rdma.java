@@ -16,7 +16,7 @@ import org.jrdma.ib.core.spi.RdmaLinkOps;
  * with the objects {@code dev}, {@code link} and {@code resource}. Exit status 1 on any error, 0
  * otherwise, including for an unknown word, which iproute2 only reports.
  * <p>Not supported, and refused with exit status 1: JSON output ({@code -j}), raw resource data
- * ({@code -r}), batch files ({@code -b}), and the {@code system} and {@code statistic} objects.
+ * ({@code -r}), batch files ({@code -b}), the {@code system} object and per-QP statistics.
  */
 final class Rdma extends ShellTool {
     static final String VERSION = "6.1.0";
@@ -104,7 +104,7 @@ final class Rdma extends ShellTool {
                 cmd("link", RdmaLink::cmdLink),
                 cmd("resource", RdmaRes::cmdRes),
                 cmd("system", r -> unsupported(r, "the system object")),
-                cmd("statistic", r -> unsupported(r, "the statistic object")));
+                cmd("statistic", RdmaStat::cmdStat));
         return err != 0 ? 1 : 0;
     }
 

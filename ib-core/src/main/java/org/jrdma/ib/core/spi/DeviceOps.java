@@ -51,6 +51,12 @@ public interface DeviceOps {
 
     default Gid queryGid(int portNum, int index) { throw unsupported("query_gid"); }
 
+    /**
+     * {@code get_hw_stats} of a port: counter name to value, in the driver's order (rxe: sent_pkts,
+     * rcvd_pkts, ...). Optional: a device without hardware counters returns an empty map.
+     */
+    default java.util.Map<String, Long> queryHwStats(int portNum) { return java.util.Map.of(); }
+
     // ---- PD
     default DriverPd allocPd() { throw unsupported("alloc_pd"); }
 

@@ -52,7 +52,30 @@ class RdmaTest {
         rdma(core, "-r", "res", "show", "qp").is(1, "", "rdma: raw resource data (-r) is not supported by jrdma\n");
         rdma(core, "-b", "cmds.txt").is(1, "", "rdma: batch mode (-b) is not supported by jrdma\n");
         rdma(core, "system").is(1, "", "rdma: the system object is not supported by jrdma\n");
-        rdma(core, "stat", "show").is(1, "", "rdma: the statistic object is not supported by jrdma\n");
+    }
+
+    @Test
+    void statisticShowsEachPortsHardwareCountersOnOneLine() {
+        org.jrdma.ib.core.testdriver.TestDriver counting = new org.jrdma.ib.core.testdriver.TestDriver(
+                2, org.jrdma.ib.core.LinkLayer.ETHERNET, 0x5054_00ff_fe00_0001L) {
+            @Override
+            public java.util.Map<String, Long> queryHwStats(int port) {
+                java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
+                m.put("sent_pkts", 10L * port);
+                m.put("rcvd_pkts", 20L * port);
+                m.put("duplicate_request", 0L);
+                return m;
+            }
+        };
+        core.registrar().register(counting.registration("rxe%d"));
+        addMlx(core); // no counters: prints nothing
+        String both = "link rxe0/1 sent_pkts 10 rcvd_pkts 20 duplicate_request 0 \n"
+                + "link rxe0/2 sent_pkts 20 rcvd_pkts 40 duplicate_request 0 \n";
+        rdma(core, "statistic").is(0, both, "");
+        rdma(core, "stat", "show").is(0, both, "");
+        rdma(core, "stat", "show", "link").is(0, both, "");
+        rdma(core, "stat", "show", "link", "rxe0/2").is(0, "link rxe0/2 sent_pkts 20 rcvd_pkts 40 duplicate_request 0 \n", "");
+        rdma(core, "stat", "show", "link", "mlx0/1").is(0, "", "");
     }
 
     @Test
