@@ -1,106 +1,28 @@
 package org.jrdma.hw.rxe;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-
-import org.jrdma.ib.core.AhAttr;
-import org.jrdma.ib.core.IbCore;
-import org.jrdma.ib.core.IbDevice;
-import org.jrdma.ib.core.spi.UnregisterReport;
-import org.jrdma.verbs.conformance.VerbsTestBed;
-
 /**
- * The conformance suites' bed on hw-rxe: two RxeDevices (127.0.0.1 and 127.0.0.2, netdev MTU 1500, so
- * path MTU 1024) on a private fault-free InMemoryWire, addressed by GRH (DGID = the peer's IPv4-mapped GID).
+ * The conformance suites' bed on hw-rxe over a private fault-free {@link InMemoryWire}: devices on
+ * 127.0.0.1 and 127.0.0.2.
  */
-final class RxeTestBed implements VerbsTestBed {
-    static {
-        LeakCheck.install();
-    }
-
-    private final IbCore core = IbCore.newInstance();
+final class RxeTestBed extends AbstractRxeTestBed {
     private final InMemoryWire wire = new InMemoryWire(1);
-    private final List<RxeDevice> devices = new ArrayList<>();
-    private final IbDevice a;
-    private final IbDevice b;
 
     RxeTestBed() {
-        a = add("127.0.0.1", 1);
-        b = add("127.0.0.2", 2);
-    }
-
-    private IbDevice add(String ip, long mac) {
-        try {
-            RxeDevice d = new RxeDevice("rxe%d", List.of(InetAddress.getByName(ip)), 1500, 0x02_00_00_00_00_00L | mac,
-                    wire);
-            wire.attach(d);
-            devices.add(d);
-            return d.register(core.registrar()).device();
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
+        start("127.0.0.1", "127.0.0.2");
     }
 
     @Override
-    public IbCore core() {
-        return core;
+    protected RxeWire wireFor(long mac) {
+        return wire;
     }
 
     @Override
-    public IbDevice a() {
-        return a;
+    protected void attach(RxeDevice d, RxeWire w) {
+        wire.attach(d);
     }
 
     @Override
-    public IbDevice b() {
-        return b;
-    }
-
-    @Override
-    public int portA() {
-        return 1;
-    }
-
-    @Override
-    public int portB() {
-        return 1;
-    }
-
-    @Override
-    public AhAttr avTo(IbDevice d, int port) {
-        return new AhAttr().grh(d.queryGid(port, 0), 0);
-    }
-
-    private static final String UC_RACE = "suite race, not an engine bug: UC completes at the sender when the"
-            + " packet leaves (as rxe does), and the test reads the target right after that completion, before the"
-            + " packet has landed (hw-loopback places the data before it completes)";
-
-    /** Conformance tests hw-rxe is known to fail, with the reason (reported as skipped). */
-    static final Map<String, String> KNOWN_FAILURES = Map.of(
-            "ErrorSuite#ucRemoteErrorsAreSilent", UC_RACE,
-            "RdmaSuite#rdmaWrite", UC_RACE + " (the UC invocation; RC WRITE is covered by RxeRcTest.writeThenRead)");
-
-    @Override
-    public Map<String, String> knownFailures() {
-        return KNOWN_FAILURES;
-    }
-
-    @Override
-    public void close() {
-        List<String> leaks = new ArrayList<>();
-        for (int i = devices.size() - 1; i >= 0; i--) {
-            UnregisterReport r = devices.get(i).close();
-            if (r != null && !r.leaked().isEmpty()) {
-                leaks.add(r.deviceName() + " leaked " + r.leaked());
-            }
-        }
-        devices.clear();
+    protected void closeWires() {
         wire.close();
-        if (!leaks.isEmpty()) {
-            throw new AssertionError("resources left at unregistration: " + leaks);
-        }
     }
 }
