@@ -338,9 +338,13 @@ final class RxeCompleter {
             return State.DONE;
         }
         if (qp.compRetryCnt > 0) {
-            // IBTA: retry_cnt 7 is 7 retries (rxe's completer treats 7 as infinite, as for rnr_retry;
-            // the verbs conformance suite requires the IBTA meaning, and the wire does not see it)
-            qp.compRetryCnt--;
+            // rxe_comp.c: retry_cnt 7 never runs out, as rnr_retry 7 (IBTA would give 7 retries). What
+            // rdma-core's tools ask for (ibv_rc_pingpong, perftest use 7), and it matters: a peer that
+            // stalls longer than 7 ACK timeouts (a loaded VM, measured against the Linux guest) must not
+            // kill the connection on one side only while Linux on the other keeps retrying.
+            if (qp.compRetryCnt != 7) {
+                qp.compRetryCnt--;
+            }
             if (psnCompare(qp.reqPsn, qp.compPsn) > 0) {
                 dev.counters.inc(RxeCounter.COMPLETER_RETRY_ERR);
                 qp.needRetry = true;

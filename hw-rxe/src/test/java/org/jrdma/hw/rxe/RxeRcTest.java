@@ -287,6 +287,38 @@ class RxeRcTest {
         assertTrue(f.ra.counters().get(RxeCounter.RCVD_RNR_ERR) >= 2);
     }
 
+    /**
+     * retry_cnt 7 never runs out (rxe_comp.c): a peer that stays silent for far more than 7 ACK timeouts
+     * and then comes back gets the message, and the SEND completes successfully.
+     */
+    @Test
+    void retryCntSevenRetriesUntilThePeerComesBack() throws Exception {
+        f = new RxeFabric(1, 1500);
+        Side x = f.side(f.a, QpType.RC, 16, 8192);
+        Side y = f.side(f.b, QpType.RC, 16, 8192);
+        Conn c = new Conn();
+        c.retryCnt = 7;
+        c.timeout = 8; // ~1 ms
+        RxeFabric.connectBoth(x, y, c);
+        y.qp.postRecv(new RecvWr().wrId(9).sgList(new Sge(y.mr.iova(), 8192, y.mr.lkey())));
+        f.wire.detach(f.rb);
+        x.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                .sgList(new Sge(x.mr.iova(), 3000, x.mr.lkey())));
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (f.ra.counters().get(RxeCounter.COMPLETER_RETRY_ERR) < 20 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(f.ra.counters().get(RxeCounter.COMPLETER_RETRY_ERR) >= 20, "retries stopped early");
+        f.wire.attach(f.rb);
+        WorkCompletion w = x.next(5000);
+        assertEquals(WcStatus.SUCCESS, w.status());
+        assertEquals(1, w.wrId());
+        WorkCompletion r = y.next(5000);
+        assertEquals(WcStatus.SUCCESS, r.status());
+        assertEquals(3000, r.byteLen());
+        assertEquals(0, f.ra.counters().get(RxeCounter.RETRY_EXCEEDED_ERR));
+    }
+
     @Test
     void peerGoneRetryExceeded() throws Exception {
         f = new RxeFabric(1, 1500);
