@@ -87,8 +87,9 @@ final class RxeResponder {
                 case CHK_RKEY -> state = checkRkey(qp, p);
                 case EXECUTE -> state = execute(qp, p);
                 case READ_REPLY -> {
-                    readReply(qp, p.psn(), rd, rd.total());
+                    // rxe counts the read in execute(), before replying: its responses carry the new MSN
                     qp.respMsn = psnAdd(qp.respMsn, 1);
+                    readReply(qp, p.psn(), rd, rd.total());
                     state = State.CLEANUP;
                 }
                 case ATOMIC_REPLY -> {
