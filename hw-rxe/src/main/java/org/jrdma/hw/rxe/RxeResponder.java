@@ -322,7 +322,13 @@ final class RxeResponder {
                 qp.respOffset = 0;
                 qp.respLength = len;
             }
-            if (qp.respOffset + p.payloadLength() > qp.respLength) {
+            // rxe check_rkey: a packet before the last carries exactly one MTU, unpadded; the last one
+            // exactly what is left of the DMA length, with the pad that length implies
+            long resid = qp.respLength - qp.respOffset;
+            int len = p.payloadLength();
+            boolean fits = resid > dev.mtu(qp) ? len == dev.mtu(qp) && p.pad() == 0
+                    : len == resid && p.pad() == ((int) -resid & 3);
+            if (!fits) {
                 return qp.type == QpType.RC ? State.ERR_LENGTH : State.DROP;
             }
         } else if (p.has(RxeMask.READ)) {
