@@ -189,15 +189,22 @@ final class RxeWireBed implements AutoCloseable {
     void connect(Side s, Conn c) {
         s.qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(c.access));
         toRtr(s, c);
-        s.qp.modify(new QpAttr().state(QpState.RTS).timeout(c.timeout).retryCnt(c.retryCnt).rnrRetry(c.rnrRetry)
-                .sqPsn(c.sqPsn).maxRdAtomic(c.rdAtomic));
+        if (s.qp.qpType() == QpType.UC) {
+            s.qp.modify(new QpAttr().state(QpState.RTS).sqPsn(c.sqPsn));
+        } else {
+            s.qp.modify(new QpAttr().state(QpState.RTS).timeout(c.timeout).retryCnt(c.retryCnt)
+                    .rnrRetry(c.rnrRetry).sqPsn(c.sqPsn).maxRdAtomic(c.rdAtomic));
+        }
         assertEquals(QpState.RTS, s.qp.state());
     }
 
     void toRtr(Side s, Conn c) {
-        s.qp.modify(new QpAttr().state(QpState.RTR).av(new AhAttr().portNum(1).grh(Gid.of(peer), 0))
-                .pathMtu(dev.queryPort(1).activeMtu()).destQpNum(c.destQpn).rqPsn(c.rqPsn)
-                .maxDestRdAtomic(c.rdAtomic).minRnrTimer(c.minRnrTimer));
+        QpAttr a = new QpAttr().state(QpState.RTR).av(new AhAttr().portNum(1).grh(Gid.of(peer), 0))
+                .pathMtu(dev.queryPort(1).activeMtu()).destQpNum(c.destQpn).rqPsn(c.rqPsn);
+        if (s.qp.qpType() != QpType.UC) {
+            a.maxDestRdAtomic(c.rdAtomic).minRnrTimer(c.minRnrTimer);
+        }
+        s.qp.modify(a);
     }
 
     /** UD/GSI-style QP to RTS with {@code qkey}. */
