@@ -349,7 +349,7 @@ final class RxeCompleter {
                 dev.counters.inc(RxeCounter.COMPLETER_RETRY_ERR);
                 qp.needRetry = true;
                 qp.startedRetry = true;
-                qp.compOpcode = -1;
+                // comp.opcode stays: a re-read of the rest of a READ is answered MIDDLE..LAST (rxe's replay)
             }
             rearm(qp);
             return State.DONE;

@@ -73,6 +73,9 @@ public final class RxeDevice extends RvtDevice {
     final RxeCounters counters = new RxeCounters();
     final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
     private volatile IcrcCheck icrcCheck = IcrcCheck.EXACT;
+    /** The port's bad_pkey_cntr and qkey_viol_cntr (rxe_recv.c check_keys; saturate at 0xffff). */
+    private final java.util.concurrent.atomic.AtomicInteger badPkeyCntr = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger qkeyViolCntr = new java.util.concurrent.atomic.AtomicInteger();
     private final ScheduledThreadPoolExecutor engine;
     private final RxeRequester requester;
     private final RxeResponder responder;
@@ -197,7 +200,8 @@ public final class RxeDevice extends RvtDevice {
         return new PortAttr().state(up ? PortState.ACTIVE : PortState.DOWN)
                 .physState(up ? PhysState.LINK_UP : PhysState.DISABLED).maxMtu(Mtu.MTU_4096).activeMtu(activeMtu)
                 .gidTblLen(gids.size()).pkeyTblLen(1).lid(0).smLid(0).lmc(0).maxMsgSz(0x800000L).maxVlNum(1)
-                .activeWidth(1).activeSpeed(1).linkLayer(LinkLayer.ETHERNET).portCapFlags(0x04010000);
+                .activeWidth(1).activeSpeed(1).linkLayer(LinkLayer.ETHERNET).portCapFlags(0x04010000)
+                .badPkeyCntr(badPkeyCntr.get()).qkeyViolCntr(qkeyViolCntr.get());
     }
 
     @Override
@@ -403,9 +407,6 @@ public final class RxeDevice extends RvtDevice {
         if (p.decode(b) != RxeDecodeStatus.OK || !up) {
             return null;
         }
-        if ((p.pkey() & 0x7fff) != 0x7fff) {
-            return null;
-        }
         if (!ownsAddress(dst)) {
             return null;
         }
@@ -434,9 +435,15 @@ public final class RxeDevice extends RvtDevice {
         } else if (s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
             return null;
         }
+        // check_keys, after the QP checks as in rxe (a packet for no QP counts no bad P_Key)
+        if ((p.pkey() & 0x7fff) != 0x7fff) {
+            badPkeyCntr.getAndUpdate(v -> Math.min(0xffff, v + 1));
+            return null;
+        }
         if (p.has(RxeMask.DETH)) {
             int qkey = type == QpType.GSI ? org.jrdma.hw.rxe.wire.RxeWire.GSI_QKEY : qp.qkey();
             if (p.dethQkey() != qkey) {
+                qkeyViolCntr.getAndUpdate(v -> Math.min(0xffff, v + 1));
                 return null;
             }
         }

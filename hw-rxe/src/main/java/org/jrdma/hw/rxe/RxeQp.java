@@ -103,6 +103,10 @@ public final class RxeQp extends RvtQp {
     final long[] atomicOrig;
     final boolean[] atomicValid;
     int atomicNext;
+    /** Read resources: first PSN and PSN count of the last executed READs, for duplicate replays. */
+    final int[] readPsn;
+    final int[] readNpsn;
+    int readNext;
 
     RxeQp(RxeDevice dev, QpContext ctx, int qpn, RvtPd pd, QpInitAttr a, RvtCq scq, RvtCq rcq, RvtSrq srq) {
         super(dev, ctx, qpn, pd, a, scq, rcq, srq);
@@ -119,6 +123,8 @@ public final class RxeQp extends RvtQp {
         this.atomicPsn = new int[res];
         this.atomicOrig = new long[res];
         this.atomicValid = new boolean[res];
+        this.readPsn = new int[res];
+        this.readNpsn = new int[res];
     }
 
     /** Engine state of the {@code i}-th WQE from the SQ head. */
@@ -192,6 +198,7 @@ public final class RxeQp extends RvtQp {
         haveRespWqe = false;
         respOffset = respLength = 0;
         java.util.Arrays.fill(atomicValid, false);
+        java.util.Arrays.fill(readNpsn, 0);
     }
 
     void releaseQueued() {

@@ -87,8 +87,13 @@ final class RxeResponder {
                 case CHK_RKEY -> state = checkRkey(qp, p);
                 case EXECUTE -> state = execute(qp, p);
                 case READ_REPLY -> {
-                    readReply(qp, p.psn(), rd, rd.total());
+                    // rxe counts the read in execute(), before replying: its responses carry the new MSN
                     qp.respMsn = psnAdd(qp.respMsn, 1);
+                    int slot = qp.readNext;
+                    qp.readNext = (slot + 1) % qp.readPsn.length;
+                    qp.readPsn[slot] = p.psn();
+                    qp.readNpsn[slot] = readPackets(qp, rd.total());
+                    readReply(qp, p.psn(), rd, rd.total(), false);
                     state = State.CLEANUP;
                 }
                 case ATOMIC_REPLY -> {
@@ -135,7 +140,8 @@ final class RxeResponder {
                     state = State.CLEANUP;
                 }
                 case ERR_INVALID_REQUEST, ERR_LENGTH -> {
-                    if (qp.haveRespWqe && (p.has(RxeMask.SEND) || state == State.ERR_LENGTH)) {
+                    // RC: rxe's do_complete errors the WQE in progress whatever packet broke the message
+                    if (qp.haveRespWqe && (qp.type == QpType.RC || p.has(RxeMask.SEND) || state == State.ERR_LENGTH)) {
                         completeRecvError(qp, state == State.ERR_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.REM_INV_REQ_ERR);
                     }
                     state = classC(qp, p, Aeth.NAK_INVALID_REQ);
@@ -317,7 +323,13 @@ final class RxeResponder {
                 qp.respOffset = 0;
                 qp.respLength = len;
             }
-            if (qp.respOffset + p.payloadLength() > qp.respLength) {
+            // rxe check_rkey: a packet before the last carries exactly one MTU, unpadded; the last one
+            // exactly what is left of the DMA length, with the pad that length implies
+            long resid = qp.respLength - qp.respOffset;
+            int len = p.payloadLength();
+            boolean fits = resid > dev.mtu(qp) ? len == dev.mtu(qp) && p.pad() == 0
+                    : len == resid && p.pad() == ((int) -resid & 3);
+            if (!fits) {
                 return qp.type == QpType.RC ? State.ERR_LENGTH : State.DROP;
             }
         } else if (p.has(RxeMask.READ)) {
@@ -435,10 +447,19 @@ final class RxeResponder {
         if (p.has(RxeMask.SEND) || p.has(RxeMask.WRITE)) {
             sendAck(qp, Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), psnAdd(qp.respPsn, -1));
         } else if (p.has(RxeMask.READ)) {
-            // reads are idempotent: execute the request again from its own RETH
-            long len = p.rethLen() & 0xffffffffL;
-            if (rd.resolveRemote(dev.keys, qp, p.rethVa(), len, p.rethRkey(), Access.REMOTE_READ) == MemError.NONE) {
-                readReply(qp, p.psn(), rd, len);
+            // reads are idempotent: execute the request again from its own RETH, if it falls in a READ
+            // executed before (rxe's find_resource; none: class D, dropped). A re-read from inside that READ
+            // continues it: its responses start with MIDDLE (or LAST), not FIRST, as rxe's replay state does.
+            for (int i = 0; i < qp.readPsn.length; i++) {
+                int n = qp.readNpsn[i];
+                if (n > 0 && ((p.psn() - qp.readPsn[i]) & RxeParams.PSN_MASK) < n) {
+                    long len = p.rethLen() & 0xffffffffL;
+                    if (rd.resolveRemote(dev.keys, qp, p.rethVa(), len, p.rethRkey(),
+                            Access.REMOTE_READ) == MemError.NONE) {
+                        readReply(qp, p.psn(), rd, len, p.psn() != qp.readPsn[i]);
+                    }
+                    return;
+                }
             }
         } else if (p.has(RxeMask.ATOMIC)) {
             for (int i = 0; i < qp.atomicPsn.length; i++) {
@@ -469,15 +490,24 @@ final class RxeResponder {
         dev.xmit(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
     }
 
-    /** {@code read_reply}: the responses of a read of {@code len} bytes of {@code src}, from {@code psn}. */
-    private void readReply(RxeQp qp, int psn, Segments src, long len) {
+    private int readPackets(RxeQp qp, long len) {
         int mtu = dev.mtu(qp);
-        int pkts = (int) Math.max(1, (len + mtu - 1) / mtu);
+        return (int) Math.max(1, (len + mtu - 1) / mtu);
+    }
+
+    /**
+     * {@code read_reply}: the responses of a read of {@code len} bytes of {@code src}, from {@code psn}; a
+     * {@code replay} from inside an earlier READ has no FIRST/ONLY (MIDDLE.. LAST).
+     */
+    private void readReply(RxeQp qp, int psn, Segments src, long len, boolean replay) {
+        int mtu = dev.mtu(qp);
+        int pkts = readPackets(qp, len);
         for (int i = 0; i < pkts; i++) {
             int payload = (int) Math.min(mtu, len - (long) i * mtu);
-            RxeOpcode op = pkts == 1 ? RxeOpcode.RC_RDMA_READ_RESPONSE_ONLY
-                    : i == 0 ? RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST
-                    : i == pkts - 1 ? RxeOpcode.RC_RDMA_READ_RESPONSE_LAST : RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+            boolean start = i == 0 && !replay;
+            boolean end = i == pkts - 1;
+            RxeOpcode op = start ? (end ? RxeOpcode.RC_RDMA_READ_RESPONSE_ONLY : RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST)
+                    : end ? RxeOpcode.RC_RDMA_READ_RESPONSE_LAST : RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE;
             ByteBuf b = dev.allocPacket(op, payload);
             Bth.encode(b, 0, op.value(), false, false, org.jrdma.hw.rxe.wire.RxeWire.padFor(payload), 0xffff,
                     qp.destQpn(), false, psnAdd(psn, i));

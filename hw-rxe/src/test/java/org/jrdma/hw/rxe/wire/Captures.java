@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * (Ethernet, IPv4/IPv6, UDP 4791), the tshark field export ({@code NAME.tsv}) and the tshark verbose text
  * ({@code NAME.txt}).
  */
-final class Captures {
+public final class Captures {
     static final String VECTORS_PROPERTY = "jrdma.vectors.roce";
 
     private Captures() {
@@ -30,7 +30,7 @@ final class Captures {
      * found walking up from the working directory (the module dir under Maven), so both
      * {@code /path/main/hw-rxe} with {@code /path/shared} and a copy elsewhere beside {@code shared/} work.
      */
-    static Path dir() {
+    public static Path dir() {
         String override = System.getProperty(VECTORS_PROPERTY);
         if (override != null && !override.isEmpty()) {
             return Paths.get(override);
@@ -46,9 +46,9 @@ final class Captures {
     }
 
     /** One captured frame. */
-    static final class Frame {
-        final int number;
-        final byte[] data;
+    public static final class Frame {
+        public final int number;
+        public final byte[] data;
 
         Frame(int number, byte[] data) {
             this.number = number;
@@ -57,7 +57,7 @@ final class Captures {
     }
 
     /** Classic pcap (either byte order, micro- or nanosecond), linktype EN10MB only. */
-    static List<Frame> readPcap(Path file) throws IOException {
+    public static List<Frame> readPcap(Path file) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file));
         int magic = b.order(ByteOrder.LITTLE_ENDIAN).getInt(0);
         if (magic == 0xa1b2c3d4 || magic == 0xa1b23c4d) {
@@ -90,18 +90,18 @@ final class Captures {
     }
 
     /** A UDP datagram to port 4791 inside an Ethernet frame. */
-    static final class RoceFrame {
-        final int number;
-        final byte[] data;
-        final int ipVersion;
-        final int ipOffset;
-        final int udpOffset;
+    public static final class RoceFrame {
+        public final int number;
+        public final byte[] data;
+        public final int ipVersion;
+        public final int ipOffset;
+        public final int udpOffset;
         /** Offset of the BTH (UDP payload). */
-        final int bthOffset;
+        public final int bthOffset;
         /** UDP payload length (from the UDP header). */
-        final int length;
-        final int srcPort;
-        final int dstPort;
+        public final int length;
+        public final int srcPort;
+        public final int dstPort;
 
         RoceFrame(int number, byte[] data, int ipVersion, int ipOffset, int udpOffset) {
             this.number = number;
@@ -131,11 +131,11 @@ final class Captures {
             return u16(data, ipOffset + 6);
         }
 
-        String ipSrc() {
+        public String ipSrc() {
             return ipString(ipVersion == 4 ? ipOffset + 12 : ipOffset + 8);
         }
 
-        String ipDst() {
+        public String ipDst() {
             return ipString(ipVersion == 4 ? ipOffset + 16 : ipOffset + 24);
         }
 
@@ -153,7 +153,7 @@ final class Captures {
     }
 
     /** The UDP/4791 datagram in {@code f}, or null (TCP, ICMP, other ports, non-IP). */
-    static RoceFrame roce(Frame f) {
+    public static RoceFrame roce(Frame f) {
         byte[] d = f.data;
         int off = 12;
         int type = u16(d, off);
