@@ -59,6 +59,11 @@ final class RxeCompleter {
                     qp.timeoutFired = false;
                 }
                 progress |= complete(qp, b == null ? null : pkt, timeout);
+                if (b != null && qp.probe == RxeQp.PROBE_WAIT) {
+                    // the probe was answered: resend what is still unacknowledged, now all of it
+                    qp.probe = RxeQp.PROBE_NONE;
+                    qp.needRetry = true;
+                }
             } finally {
                 pkt.clear();
                 if (b != null) {
@@ -118,15 +123,16 @@ final class RxeCompleter {
                         state = State.COMP_ACK;
                     }
                 }
-                case WRITE_SEND -> state = st.state == RxeQp.WQE_PENDING && st.lastPsn == p.psn() ? State.COMP_ACK
-                        : State.UPDATE_COMP;
+                case WRITE_SEND -> state = (st.state == RxeQp.WQE_PENDING || resending(w, st)) && st.lastPsn == p.psn()
+                        ? State.COMP_ACK : State.UPDATE_COMP;
                 case COMP_ACK -> {
                     retire(qp, w, WcStatus.SUCCESS);
                     done = true;
                     state = State.UPDATE_COMP;
                 }
                 case COMP_WQE -> {
-                    if (p != null && st.state == RxeQp.WQE_PENDING && psnCompare(st.lastPsn, qp.compPsn) >= 0) {
+                    if (p != null && (st.state == RxeQp.WQE_PENDING || resending(w, st))
+                            && psnCompare(st.lastPsn, qp.compPsn) >= 0) {
                         qp.compPsn = psnAdd(st.lastPsn, 1);
                         qp.compOpcode = -1;
                     }
@@ -178,14 +184,30 @@ final class RxeCompleter {
     }
 
     private void retire(RxeQp qp, SendWqe w, WcStatus status) {
+        boolean underRequester = qp.reqIdx == 0 && resending(w, qp.ws(0));
         qp.retireSend(w, status, wc);
         qp.popWs();
+        if (underRequester) {
+            qp.needRetry = true; // it was mid-way through resending it: re-sync from comp.psn
+        }
+    }
+
+    /**
+     * A SEND or WRITE that went out whole once and is being resent (a retry set it back to POSTED or
+     * PROCESSING): an ACK of its last PSN completes it. rxe completes only PENDING WQEs, so an ACK that
+     * overtakes the resend (the peer had it all) is taken as progress only, and the WQE waits for the
+     * resend to end and a second ACK; a Linux 6.1 requester in the QEMU guest stalled for good in that
+     * window (sq-psn below comp.psn, measured). Such an ACK can only cover PSNs sent before.
+     */
+    private static boolean resending(SendWqe w, RxeQp.WqeState st) {
+        return st.started && (st.state == RxeQp.WQE_PROCESSING || st.state == RxeQp.WQE_POSTED)
+                && !WrOpcodeTable.isReadOrAtomic(w.opcode());
     }
 
     /** The retransmit timer runs while PSNs are outstanding ({@code reset_retry_timer}). */
     private static void rearm(RxeQp qp) {
         if (qp.timeout() != 0 && psnCompare(qp.reqPsn, qp.compPsn) > 0) {
-            qp.retransDeadline = System.nanoTime() + Timers.ackTimeoutNanos(qp.timeout());
+            qp.retransDeadline = System.nanoTime() + (Timers.ackTimeoutNanos(qp.timeout()) << qp.retryBackoff);
         } else {
             qp.retransDeadline = 0;
         }
@@ -195,6 +217,7 @@ final class RxeCompleter {
         qp.compRetryCnt = qp.retryCnt();
         qp.compRnrRetry = qp.rnrRetry();
         qp.startedRetry = false;
+        qp.retryBackoff = 0;
     }
 
     private static State checkPsn(RxeQp qp, RxePacket p, SendWqe w, RxeQp.WqeState st) {
@@ -205,6 +228,10 @@ final class RxeCompleter {
                 if (rdAtomic) {
                     return State.ERROR_RETRY; // implicit NAK: the read or atomic response was lost
                 }
+                resetRetryCounters(qp);
+                return State.COMP_WQE;
+            }
+            if (resending(w, st)) {
                 resetRetryCounters(qp);
                 return State.COMP_WQE;
             }
@@ -345,9 +372,16 @@ final class RxeCompleter {
             if (qp.compRetryCnt != 7) {
                 qp.compRetryCnt--;
             }
+            // Successive timeouts without progress wait 2x, then 4x the local ACK timeout (the timeout is a
+            // lower bound): a peer that is merely slow (the Linux guest under TCG) is not buried under
+            // whole-window retransmissions every period, each of which it must ACK packet by packet.
+            if (timeout && qp.retryBackoff < 2) {
+                qp.retryBackoff++;
+            }
             if (psnCompare(qp.reqPsn, qp.compPsn) > 0) {
                 dev.counters.inc(RxeCounter.COMPLETER_RETRY_ERR);
                 qp.needRetry = true;
+                qp.probeOnRetry = timeout;
                 qp.startedRetry = true;
                 // comp.opcode stays: a re-read of the rest of a READ is answered MIDDLE..LAST (rxe's replay)
             }

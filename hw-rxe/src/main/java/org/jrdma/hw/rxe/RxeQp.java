@@ -71,6 +71,13 @@ public final class RxeQp extends RvtQp {
     int reqOpcode = -1;
     int pktsSinceAckReq;
     boolean needRetry;
+    /** The next retry follows a timeout: it starts with a probe (see RxeRequester.retry). */
+    boolean probeOnRetry;
+    /** PROBE_NONE, PROBE_SEND (the next packet is the probe), PROBE_WAIT (sent; hold until a response). */
+    int probe;
+    static final int PROBE_NONE = 0;
+    static final int PROBE_SEND = 1;
+    static final int PROBE_WAIT = 2;
     boolean waitRnr;
     /** A WQE failed locally ({@code qp->req.state = QP_STATE_ERROR}): nothing more is sent. */
     boolean reqStopped;
@@ -83,6 +90,8 @@ public final class RxeQp extends RvtQp {
     int compRetryCnt;
     int compRnrRetry;
     boolean startedRetry;
+    /** Consecutive ACK timeouts without progress stretch the timer by 1 << this (0..2). */
+    int retryBackoff;
     boolean timeoutFired;
     long retransDeadline;
     long rnrDeadline;
@@ -188,9 +197,11 @@ public final class RxeQp extends RvtQp {
         reqIdx = 0;
         reqOpcode = -1;
         pktsSinceAckReq = 0;
-        needRetry = waitRnr = reqStopped = false;
+        needRetry = waitRnr = reqStopped = probeOnRetry = false;
+        probe = PROBE_NONE;
         compOpcode = -1;
         startedRetry = timeoutFired = false;
+        retryBackoff = 0;
         retransDeadline = rnrDeadline = 0;
         respOpcode = -1;
         respMsn = 0;
