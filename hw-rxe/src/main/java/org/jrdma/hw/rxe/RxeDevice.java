@@ -401,7 +401,11 @@ public final class RxeDevice extends RvtDevice {
             RxePacket p = rxPkt.get();
             boolean req = p.has(RxeMask.REQ);
             p.clear();
-            (req ? qp.reqPkts : qp.respPkts).add(udpPayload);
+            if (req) {
+                qp.reqPkts.add(udpPayload, src, dst);
+            } else {
+                qp.respPkts.add(udpPayload);
+            }
             schedule(qp);
         } catch (RuntimeException e) {
             counters.inc(RxeCounter.RCVD_DROPPED);
