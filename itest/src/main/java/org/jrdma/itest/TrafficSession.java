@@ -91,6 +91,11 @@ final class TrafficSession {
      * its engine thread, which the tests want to see running. rxe runs everything on its engine anyway.
      */
     boolean rnrFirst = true;
+    /**
+     * Local ACK timeout (4.096 us * 2^timeout) with retry_cnt 7: 14 (67 ms, 0.5 s in all) suits hw-loopback;
+     * RoCE through the kernel on a busy 2-core host needs more (a starved event loop delays every packet).
+     */
+    int ackTimeout = 14;
 
     private ProtectionDomain pd;
     /** QP b's PD: {@link #pd} when both ends are on one device. */
@@ -178,7 +183,7 @@ final class TrafficSession {
     }
 
     /** RESET to RTS; an Ethernet (RoCE) port has no LIDs: the address is the peer's GID 0, in a GRH. */
-    private static void connect(QueuePair qp, IbDevice dev, int port, QueuePair peer, IbDevice peerDev, int peerPort) {
+    private void connect(QueuePair qp, IbDevice dev, int port, QueuePair peer, IbDevice peerDev, int peerPort) {
         AhAttr av = new AhAttr().portNum(port);
         if (dev.linkLayer(port) == LinkLayer.ETHERNET) {
             av.grh(peerDev.queryGid(peerPort, 0), 0);
@@ -189,7 +194,7 @@ final class TrafficSession {
         qp.modify(new QpAttr().state(QpState.RTR).av(av)
                 .pathMtu(dev.queryPort(port).activeMtu()).destQpNum(peer.qpNum()).rqPsn(0)
                 .maxDestRdAtomic(1).minRnrTimer(1));
-        qp.modify(new QpAttr().state(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(1));
+        qp.modify(new QpAttr().state(QpState.RTS).timeout(ackTimeout).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(1));
     }
 
     private void completionEvent(Lane lane) {
