@@ -8,8 +8,11 @@ import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbDevice;
 
 /**
- * The ULP of {@link LoopbackHotUnplugTest}: on the device named {@link #target} (a loopback device
- * with two ports) add starts a {@link TrafficSession}; remove stops and drains it. Every callback,
+ * The ULP of {@link LoopbackHotUnplugTest} and {@link RxeHotUnplugTest}: on the device named
+ * {@link #target} (a loopback device with two ports) add starts a {@link TrafficSession}; remove
+ * stops and drains it. With a {@link #peer} (two one-port devices, rxe) the session starts at the
+ * add of whichever of the two comes second and runs from target/1 to peer/1; the remove of either
+ * closes it (the other's remove then finds it closed). Every callback,
  * for any device, is recorded ("add lo0", "remove lo0"), and so is every broken promise of the
  * client contract (overlapping callbacks, a remove without add, wrong client data).
  */
@@ -17,6 +20,11 @@ final class TrafficClient implements IbClient {
     static final String NAME = "traffic";
 
     private final String target;
+    /** The second device, or null: port 1 to port 2 of {@link #target}. */
+    private final String peer;
+    /** Devices of {@link #target} and {@link #peer} added and not yet removed, by name. */
+    private final java.util.Map<String, IbDevice> present = new java.util.HashMap<>();
+    private final java.util.Set<IbDevice> removed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private final boolean lazy;
     private final boolean bothWays;
     private final List<String> events = new ArrayList<>();
@@ -30,7 +38,13 @@ final class TrafficClient implements IbClient {
      * @param bothWays traffic from port 2 to port 1 too, on a second thread
      */
     TrafficClient(String target, boolean lazy, boolean bothWays) {
+        this(target, null, lazy, bothWays);
+    }
+
+    /** Traffic from {@code target}/1 to {@code peer}/1 (and back if {@code bothWays}). */
+    TrafficClient(String target, String peer, boolean lazy, boolean bothWays) {
         this.target = target;
+        this.peer = peer;
         this.lazy = lazy;
         this.bothWays = bothWays;
     }
@@ -45,12 +59,38 @@ final class TrafficClient implements IbClient {
         enter("add", device);
         try {
             record("add " + device.name());
-            if (!device.name().equals(target)) {
+            if (peer == null) {
+                if (!device.name().equals(target)) {
+                    return;
+                }
+                TrafficSession s = new TrafficSession(device, this, lazy, bothWays);
+                s.open();
+                device.setClientData(this, s);
+                synchronized (this) {
+                    sessions.add(s);
+                }
                 return;
             }
-            TrafficSession s = new TrafficSession(device, this, lazy, bothWays);
+            if (!device.name().equals(target) && !device.name().equals(peer)) {
+                return;
+            }
+            IbDevice a;
+            IbDevice b;
+            synchronized (this) {
+                present.put(device.name(), device);
+                a = present.get(target);
+                b = present.get(peer);
+            }
+            if (a == null || b == null) {
+                return; // the session starts when the other one comes
+            }
+            TrafficSession s = new TrafficSession(a, 1, b, 1, this, lazy, bothWays);
+            // rxe over real UDP: 537 ms per try (4.3 s in all), so that a host busy with other builds does
+            // not end a session in RETRY_EXC_ERR (seen with a QEMU guest running: the peer got no packet for 0.5 s)
+            s.ackTimeout = 17;
             s.open();
-            device.setClientData(this, s);
+            a.setClientData(this, s);
+            b.setClientData(this, s);
             synchronized (this) {
                 sessions.add(s);
             }
@@ -65,21 +105,29 @@ final class TrafficClient implements IbClient {
         try {
             record("remove " + device.name());
             TrafficSession s = null;
+            boolean again;
             synchronized (this) {
                 for (TrafficSession t : sessions) {
-                    if (t.device == device) {
+                    if (t.device == device || t.peerDevice == device) {
                         s = t;
                     }
                 }
+                present.remove(device.name(), device);
+                again = !removed.add(device);
+            }
+            if (again) {
+                violation("second remove of " + device.name());
             }
             if (clientData != s) {
                 violation("remove of " + device.name() + " with client data " + clientData + ", expected " + s);
             }
             if (s != null) {
-                if (s.closeRan) {
+                if (!s.closeRan) {
+                    s.close(device);
+                } else if (peer == null) {
                     violation("second remove of the session on " + device.name());
                 }
-                s.close();
+                // two devices: the other end's remove closed it already
             }
         } finally {
             inCallback.decrementAndGet();

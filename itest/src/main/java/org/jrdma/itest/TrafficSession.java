@@ -18,6 +18,7 @@ import org.jrdma.ib.core.CqInitAttr;
 import org.jrdma.ib.core.CqNotify;
 import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.LinkLayer;
 import org.jrdma.ib.core.MemoryRegion;
 import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpAttr;
@@ -37,8 +38,12 @@ import org.jrdma.ib.core.WrOpcode;
 
 /**
  * What {@link TrafficClient#add} builds on a two-port device: a PD, two RC QPs connected port 1
- * (QP a) to port 2 (QP b), and traffic from a to b, or both ways. Each direction is a {@link Lane}
- * with its own CQ (the sender's send CQ and the receiver's receive CQ), buffers and thread, which keeps
+ * (QP a) to port 2 (QP b), and traffic from a to b, or both ways. Between two devices (two rxe
+ * devices, one port each) QP a is on the first, QP b on the second, each with its own PD, and they
+ * are addressed by GID (RoCE: a GRH with the peer's GID 0) instead of by LID.
+ * Each direction is a {@link Lane}
+ * with its own CQ (the sender's send CQ and the receiver's receive CQ; two CQs when the ends are on
+ * two devices), buffers and thread, which keeps
  * {@link #SEND_SLOTS} SENDs and {@link #WRITE_SLOTS} RDMA WRITEs in flight with {@link #RECV_SLOTS}
  * receives posted, and polls its CQ. Both ways, the two QPs of the device are posted to (and, in
  * hw-loopback, executed) by two threads at once.
@@ -70,15 +75,31 @@ final class TrafficSession {
     record Pending(Kind kind, int slot, int length) {
     }
 
+    /** QP a's device, and QP b's (the same one on a two-port device). */
     final IbDevice device;
     final String deviceName;
+    final IbDevice peerDevice;
+    private final int port;
+    private final int peerPort;
     private final IbClient owner;
     /** Remove does not stop the traffic nor clean up: ib-core has to (a misbehaving ULP). */
     private final boolean lazy;
     /** Traffic from port 2 to port 1 as well, on its own thread. */
     private final boolean bothWays;
+    /**
+     * Start each lane with a SEND before any receive (RNR NAK and retry): hw-loopback runs the retry on
+     * its engine thread, which the tests want to see running. rxe runs everything on its engine anyway.
+     */
+    boolean rnrFirst = true;
+    /**
+     * Local ACK timeout (4.096 us * 2^timeout) with retry_cnt 7: 14 (67 ms, 0.5 s in all) suits hw-loopback;
+     * RoCE through the kernel on a busy 2-core host needs more (a starved event loop delays every packet).
+     */
+    int ackTimeout = 14;
 
     private ProtectionDomain pd;
+    /** QP b's PD: {@link #pd} when both ends are on one device. */
+    private ProtectionDomain peerPd;
     private QueuePair a;
     private QueuePair b;
     /** Port 1 to port 2 (a to b), and back if {@link #bothWays}. */
@@ -97,6 +118,8 @@ final class TrafficSession {
 
     // what close() saw
     volatile boolean closeRan;
+    /** The device whose remove closed the session. */
+    volatile String closedBy;
     volatile String closeThread;
     volatile boolean registeredAtClose;
     volatile boolean threadsAliveAtClose;
@@ -107,9 +130,19 @@ final class TrafficSession {
     volatile long drainMillis;
     volatile long completedAtClose;
 
+    /** Port 1 to port 2 of one device. */
     TrafficSession(IbDevice device, IbClient owner, boolean lazy, boolean bothWays) {
+        this(device, 1, device, 2, owner, lazy, bothWays);
+    }
+
+    /** QP a on {@code device}/{@code port} to QP b on {@code peerDevice}/{@code peerPort}. */
+    TrafficSession(IbDevice device, int port, IbDevice peerDevice, int peerPort, IbClient owner, boolean lazy,
+            boolean bothWays) {
         this.device = device;
         this.deviceName = device.name();
+        this.peerDevice = peerDevice;
+        this.port = port;
+        this.peerPort = peerPort;
         this.owner = owner;
         this.lazy = lazy;
         this.bothWays = bothWays;
@@ -121,20 +154,21 @@ final class TrafficSession {
     void open() {
         try {
             pd = device.allocPd(owner);
-            Lane ab = new Lane("1to2");
+            peerPd = peerDevice == device ? pd : peerDevice.allocPd(owner);
+            Lane ab = new Lane("1to2", device, peerDevice);
             lanes.add(ab);
             // one way: b's send CQ and a's receive CQ stay empty; a second CQ keeps the set-up the same
-            Lane ba = new Lane("2to1");
+            Lane ba = new Lane("2to1", peerDevice, device);
             if (bothWays) {
                 lanes.add(ba);
             } else {
                 idle = ba;
             }
             QpCap cap = new QpCap().maxSendWr(2 * (SEND_SLOTS + WRITE_SLOTS)).maxRecvWr(2 * RECV_SLOTS);
-            a = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(ab.cq).recvCq(ba.cq).cap(cap));
-            b = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(ba.cq).recvCq(ab.cq).cap(cap));
-            connect(a, 1, b, 2);
-            connect(b, 2, a, 1);
+            a = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(ab.cq).recvCq(ba.rcq).cap(cap));
+            b = peerPd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(ba.cq).recvCq(ab.rcq).cap(cap));
+            connect(a, device, port, b, peerDevice, peerPort);
+            connect(b, peerDevice, peerPort, a, device, port);
             ab.connect(a, b);
             if (bothWays) {
                 ba.connect(b, a);
@@ -148,13 +182,19 @@ final class TrafficSession {
         }
     }
 
-    private void connect(QueuePair qp, int port, QueuePair peer, int peerPort) {
-        int peerLid = device.queryPort(peerPort).lid();
+    /** RESET to RTS; an Ethernet (RoCE) port has no LIDs: the address is the peer's GID 0, in a GRH. */
+    private void connect(QueuePair qp, IbDevice dev, int port, QueuePair peer, IbDevice peerDev, int peerPort) {
+        AhAttr av = new AhAttr().portNum(port);
+        if (dev.linkLayer(port) == LinkLayer.ETHERNET) {
+            av.grh(peerDev.queryGid(peerPort, 0), 0);
+        } else {
+            av.dlid(peerDev.queryPort(peerPort).lid());
+        }
         qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(port).accessFlags(Access.REMOTE_WRITE));
-        qp.modify(new QpAttr().state(QpState.RTR).av(new AhAttr().portNum(port).dlid(peerLid))
-                .pathMtu(device.queryPort(port).activeMtu()).destQpNum(peer.qpNum()).rqPsn(0)
+        qp.modify(new QpAttr().state(QpState.RTR).av(av)
+                .pathMtu(dev.queryPort(port).activeMtu()).destQpNum(peer.qpNum()).rqPsn(0)
                 .maxDestRdAtomic(1).minRnrTimer(1));
-        qp.modify(new QpAttr().state(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(1));
+        qp.modify(new QpAttr().state(QpState.RTS).timeout(ackTimeout).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(1));
     }
 
     private void completionEvent(Lane lane) {
@@ -184,10 +224,18 @@ final class TrafficSession {
         }
     }
 
-    /** One direction: the sender posts SENDs and RDMA WRITEs, the receiver receives; one CQ and one thread. */
+    /**
+     * One direction: the sender posts SENDs and RDMA WRITEs, the receiver receives; one CQ (two when
+     * sender and receiver are on two devices) and one thread.
+     */
     final class Lane {
         final String name;
+        /** The sender's send CQ, on the sender's device. */
         final CompletionQueue cq;
+        /** The receiver's receive CQ: {@link #cq} on one device, else one on the receiver's device. */
+        final CompletionQueue rcq;
+        private final IbDevice fromDev;
+        private final IbDevice toDev;
         private QueuePair sender;
         private QueuePair receiver;
         private final ByteBuffer sendBuf = ByteBuffer.allocateDirect(SEND_SLOTS * SLOT_BYTES);
@@ -229,9 +277,21 @@ final class TrafficSession {
         final AtomicLong mismatches = new AtomicLong();
         volatile String endReason;
 
-        Lane(String name) {
+        Lane(String name, IbDevice from, IbDevice to) {
             this.name = name;
-            this.cq = device.createCq(owner, new CqInitAttr().cqe(CQE).compHandler(c -> completionEvent(this)));
+            this.fromDev = from;
+            this.toDev = to;
+            this.cq = from.createCq(owner, new CqInitAttr().cqe(CQE).compHandler(c -> completionEvent(this)));
+            CompletionQueue r = cq;
+            if (to != from) {
+                try {
+                    r = to.createCq(owner, new CqInitAttr().cqe(CQE).compHandler(c -> completionEvent(this)));
+                } catch (RuntimeException e) {
+                    cq.destroy();
+                    throw e;
+                }
+            }
+            this.rcq = r;
             for (int i = 0; i < wc.length; i++) {
                 wc[i] = new WorkCompletion();
             }
@@ -251,10 +311,12 @@ final class TrafficSession {
         void connect(QueuePair from, QueuePair to) {
             this.sender = from;
             this.receiver = to;
-            sendMr = pd.regMr(sendBuf, Access.LOCAL_WRITE);
-            writeSrcMr = pd.regMr(writeSrc, Access.LOCAL_WRITE);
-            recvMr = pd.regMr(recvBuf, Access.LOCAL_WRITE);
-            writeDstMr = pd.regMr(writeDst, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            ProtectionDomain spd = fromDev == device ? pd : peerPd;
+            ProtectionDomain rpd = toDev == device ? pd : peerPd;
+            sendMr = spd.regMr(sendBuf, Access.LOCAL_WRITE);
+            writeSrcMr = spd.regMr(writeSrc, Access.LOCAL_WRITE);
+            recvMr = rpd.regMr(recvBuf, Access.LOCAL_WRITE);
+            writeDstMr = rpd.regMr(writeDst, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         }
 
         void start() {
@@ -266,10 +328,12 @@ final class TrafficSession {
 
         private void run() {
             try {
-                // the first SEND before any receive: the responder answers RNR NAK and the retry waits on
-                // the device's engine thread, so that thread surely runs (idle QPs run on the posting thread)
-                postSend(freeSend.peek());
-                freeSend.poll();
+                if (rnrFirst) {
+                    // the first SEND before any receive: the responder answers RNR NAK and the retry waits on
+                    // the device's engine thread, so that thread surely runs (idle QPs run on the posting thread)
+                    postSend(freeSend.peek());
+                    freeSend.poll();
+                }
                 while (true) {
                     if (stop) {
                         endReason = "stopped by remove";
@@ -282,7 +346,7 @@ final class TrafficSession {
                         return;
                     }
                     int started = post();
-                    if (done == 0 && started == 0 && !cq.reqNotify(CqNotify.NEXT_COMP, true)) {
+                    if (done == 0 && started == 0 && !armed()) {
                         // nothing to do and no completion raced in: sleep until the handler wakes us
                         LockSupport.parkNanos(1_000_000);
                     }
@@ -382,13 +446,46 @@ final class TrafficSession {
             posted.incrementAndGet();
         }
 
-        /** Polls one batch and accounts for it; returns how many completions it got. */
+        /** Polls one batch (of each CQ) and accounts for it; returns how many completions it got. */
         int poll() {
-            int n = cq.poll(wc);
+            int n = poll(cq);
+            if (rcq != cq) {
+                n += poll(rcq);
+            }
+            return n;
+        }
+
+        private int poll(CompletionQueue q) {
+            int n = q.poll(wc);
             for (int i = 0; i < n; i++) {
                 account(wc[i]);
             }
             return n;
+        }
+
+        /** Arms the CQ(s); false if a completion raced in (reported as missed), so do not sleep. */
+        private boolean armed() {
+            return !cq.reqNotify(CqNotify.NEXT_COMP, true) && (rcq == cq || !rcq.reqNotify(CqNotify.NEXT_COMP, true));
+        }
+
+        void armAll() {
+            cq.reqNotify(CqNotify.NEXT_COMP, false);
+            if (rcq != cq) {
+                rcq.reqNotify(CqNotify.NEXT_COMP, false);
+            }
+        }
+
+        /** Polls without accounting: how many completions are there (the unused direction has none). */
+        int pollStray() {
+            WorkCompletion[] one = {new WorkCompletion()};
+            return cq.poll(one) + (rcq == cq ? 0 : rcq.poll(one));
+        }
+
+        void destroyCqs() {
+            destroy(cq::destroy, name + " CQ");
+            if (rcq != cq) {
+                destroy(rcq::destroy, name + " receive CQ");
+            }
         }
 
         private void account(WorkCompletion w) {
@@ -514,9 +611,15 @@ final class TrafficSession {
      * destroy everything. The device still works during this call.
      */
     void close() {
+        close(device);
+    }
+
+    /** The remove of {@code removed} (either end's device) closes the session. */
+    void close(IbDevice removed) {
         closeRan = true;
+        closedBy = removed.name();
         closeThread = Thread.currentThread().getName();
-        registeredAtClose = device.isRegistered();
+        registeredAtClose = removed.isRegistered();
         threadsAliveAtClose = lanes.stream().allMatch(l -> l.thread.isAlive());
         postedAtClose = posted();
         outstandingAtClose = outstanding();
@@ -564,7 +667,7 @@ final class TrafficSession {
         }
         if (idle != null) {
             // one way: nothing was posted from b or to a, so the other CQ got nothing, not even a flush
-            int n = idle.cq.poll(new WorkCompletion[] {new WorkCompletion()});
+            int n = idle.pollStray();
             if (n != 0) {
                 problems.add("the unused direction's CQ had a completion");
             }
@@ -573,7 +676,7 @@ final class TrafficSession {
         // from here on every completion is one too many: arm, so the handler would see it
         drained = true;
         for (Lane l : lanes) {
-            l.cq.reqNotify(CqNotify.NEXT_COMP, false);
+            l.armAll();
         }
         destroyAll();
         closed = true;
@@ -592,10 +695,13 @@ final class TrafficSession {
         destroy(b == null ? null : b::destroy, "QP b");
         for (Lane l : lanes) {
             l.destroyMrs();
-            destroy(l.cq::destroy, l.name + " CQ");
+            l.destroyCqs();
         }
         if (idle != null) {
-            destroy(idle.cq::destroy, idle.name + " CQ");
+            idle.destroyCqs();
+        }
+        if (peerPd != pd) {
+            destroy(peerPd == null ? null : peerPd::dealloc, "peer PD");
         }
         destroy(pd == null ? null : pd::dealloc, "PD");
     }

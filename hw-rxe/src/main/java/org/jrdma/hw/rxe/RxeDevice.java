@@ -86,6 +86,8 @@ public final class RxeDevice extends RvtDevice {
     private final ThreadLocal<Icrc> rxIcrc = ThreadLocal.withInitial(Icrc::new);
     private volatile RegisteredDevice handle;
     private volatile boolean up = true;
+    /** The net device the port runs on ({@code rxe->ndev}), or null (InMemoryWire). */
+    private volatile String netdev;
 
     /**
      * @param namePattern device name pattern, e.g. {@code "rxe%d"}
@@ -191,6 +193,17 @@ public final class RxeDevice extends RvtDevice {
 
     public List<InetAddress> addresses() {
         return List.of(addrs);
+    }
+
+    /** Names the net device under the port ({@code rxe_net_add} keeps it in {@code rxe->ndev}); set before registering. */
+    public void netdev(String name) {
+        this.netdev = name;
+    }
+
+    /** {@code rxe_get_netdev} (the {@code get_netdev} op): what {@code rdma link} shows as {@code netdev}. */
+    @Override
+    public String getNetdev(int port) {
+        return netdev;
     }
 
     // ---------------------------------------------------------------- port
@@ -392,7 +405,11 @@ public final class RxeDevice extends RvtDevice {
             RxePacket p = rxPkt.get();
             boolean req = p.has(RxeMask.REQ);
             p.clear();
-            (req ? qp.reqPkts : qp.respPkts).add(udpPayload);
+            if (req) {
+                qp.reqPkts.add(udpPayload, src, dst);
+            } else {
+                qp.respPkts.add(udpPayload);
+            }
             schedule(qp);
         } catch (RuntimeException e) {
             counters.inc(RxeCounter.RCVD_DROPPED);

@@ -1,5 +1,6 @@
 package org.jrdma.hw.rxe;
 
+import java.net.InetAddress;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -54,8 +55,8 @@ public final class RxeQp extends RvtQp {
     final RxeDevice rxe;
     final AtomicBoolean scheduled = new AtomicBoolean();
     final Runnable task;
-    /** Request packets for the responder. */
-    final ConcurrentLinkedQueue<ByteBuf> reqPkts = new ConcurrentLinkedQueue<>();
+    /** Request packets for the responder, with their IP addresses (a UD receive gets them in its GRH). */
+    final ReqQueue reqPkts = new ReqQueue();
     /** ACKs and responses for the completer. */
     final ConcurrentLinkedQueue<ByteBuf> respPkts = new ConcurrentLinkedQueue<>();
     QpState seenState = QpState.RESET;
@@ -116,6 +117,44 @@ public final class RxeQp extends RvtQp {
     final int[] readPsn;
     final int[] readNpsn;
     int readNext;
+
+    /** A received request with the addresses it came from and to ({@code ip_hdr(skb)} stays with the skb). */
+    record Rcvd(ByteBuf buf, InetAddress src, InetAddress dst) {
+    }
+
+    /**
+     * The responder's packet queue: {@link #poll} hands out the buffer and keeps the addresses of that
+     * packet for {@link #src()} / {@link #dst()} (read by the engine thread, the only consumer).
+     */
+    static final class ReqQueue {
+        private final ConcurrentLinkedQueue<Rcvd> q = new ConcurrentLinkedQueue<>();
+        private InetAddress src;
+        private InetAddress dst;
+
+        void add(ByteBuf b, InetAddress src, InetAddress dst) {
+            q.add(new Rcvd(b, src, dst));
+        }
+
+        ByteBuf poll() {
+            Rcvd r = q.poll();
+            if (r == null) {
+                return null;
+            }
+            src = r.src();
+            dst = r.dst();
+            return r.buf();
+        }
+
+        /** Where the packet last polled came from. */
+        InetAddress src() {
+            return src;
+        }
+
+        /** Where the packet last polled was sent to (our address). */
+        InetAddress dst() {
+            return dst;
+        }
+    }
 
     RxeQp(RxeDevice dev, QpContext ctx, int qpn, RvtPd pd, QpInitAttr a, RvtCq scq, RvtCq rcq, RvtSrq srq) {
         super(dev, ctx, qpn, pd, a, scq, rcq, srq);

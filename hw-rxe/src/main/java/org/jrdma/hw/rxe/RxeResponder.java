@@ -42,6 +42,8 @@ final class RxeResponder {
     private final RxePacket pkt = new RxePacket();
     private final Segments rd = new Segments(2);
     private final WorkCompletion wc = new WorkCompletion();
+    /** Scratch for a UD receive's GRH. */
+    private final ByteBuf grh = io.netty.buffer.Unpooled.buffer(RxeParams.GRH_BYTES, RxeParams.GRH_BYTES);
 
     RxeResponder(RxeDevice dev) {
         this.dev = dev;
@@ -292,6 +294,9 @@ final class RxeResponder {
                     if (qp.respSegs.total() < RxeParams.GRH_BYTES) {
                         return State.ERR_LENGTH;
                     }
+                    // rxe_send_data_in: the IP header goes in front of the payload (see RxeGrh)
+                    RxeGrh.write(grh, 0, qp.reqPkts.src(), qp.reqPkts.dst(), p.length());
+                    RxeCopy.fromPacket(grh, 0, qp.respSegs, 0, RxeParams.GRH_BYTES);
                     qp.respSegs.skip(RxeParams.GRH_BYTES);
                 }
                 qp.respOffset = 0;

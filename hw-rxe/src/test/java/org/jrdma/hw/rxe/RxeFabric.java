@@ -51,9 +51,14 @@ final class RxeFabric implements AutoCloseable {
     };
 
     RxeFabric(long seed, int netdevMtu) throws Exception {
+        this(seed, netdevMtu, "127.0.0.1", "127.0.0.2");
+    }
+
+    /** The two devices on the given addresses (IPv4 or IPv6). */
+    RxeFabric(long seed, int netdevMtu, String addrA, String addrB) throws Exception {
         wire = new InMemoryWire(seed);
-        ra = new RxeDevice("rxe%d", List.of(InetAddress.getByName("127.0.0.1")), netdevMtu, 0x02_00_00_00_00_01L, wire);
-        rb = new RxeDevice("rxe%d", List.of(InetAddress.getByName("127.0.0.2")), netdevMtu, 0x02_00_00_00_00_02L, wire);
+        ra = new RxeDevice("rxe%d", List.of(InetAddress.getByName(addrA)), netdevMtu, 0x02_00_00_00_00_01L, wire);
+        rb = new RxeDevice("rxe%d", List.of(InetAddress.getByName(addrB)), netdevMtu, 0x02_00_00_00_00_02L, wire);
         wire.attach(ra);
         wire.attach(rb);
         a = ra.register(core.registrar()).device();

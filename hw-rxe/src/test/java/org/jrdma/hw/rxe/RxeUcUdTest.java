@@ -139,6 +139,8 @@ class RxeUcUdTest {
         assertTrue((r.wcFlags() & WcFlags.WITH_IMM) != 0);
         assertEquals(99, r.immData());
         RxeRcTest.assertBytes(x.buf, 0, y.buf, 40, 1000);
+        // rxe_send_data_in: 20 zero bytes, then the IPv4 header; UDP payload BTH 12 + DETH 8 + ImmDt 4 + 1000 + ICRC 4
+        assertIpv4Grh(y.buf, 0, "127.0.0.1", "127.0.0.2", 12 + 8 + 4 + 1000 + 4);
         // a wrong Q_Key is dropped (and counted) at the receiver; the sender never knows
         long dropped = f.rb.counters().get(RxeCounter.RCVD_DROPPED);
         y.qp.postRecv(new RecvWr().wrId(2).sgList(new Sge(y.mr.iova(), 1024 + 40, y.mr.lkey())));
@@ -157,5 +159,74 @@ class RxeUcUdTest {
         assertEquals(2, r2.wrId());
         assertEquals(50, r2.byteLen());
         assertNull(y.poll(50));
+    }
+
+    /** RoCEv2 over IPv6: the 40 bytes are the IPv6 header (the GRH proper). */
+    @Test
+    void udReceiveOverIpv6GetsTheIpv6HeaderAsGrh() throws Exception {
+        f = new RxeFabric(1, 1500, "fd00:6a72::a", "fd00:6a72::b");
+        Side x = f.side(f.a, QpType.UD, 16, 8192);
+        Side y = f.side(f.b, QpType.UD, 16, 8192);
+        upUd(x, 0x1111);
+        upUd(y, 0x2222);
+        AddressHandle ah = f.ah(x, new AhAttr().portNum(1).grh(y.gid(), 0));
+        RxeRcTest.fill(x.buf, 0, 333, 4);
+        for (int i = 0; i < 1024; i++) {
+            y.buf.put(i, (byte) 0xee);
+        }
+        y.qp.postRecv(new RecvWr().wrId(1).sgList(new Sge(y.mr.iova(), 1024, y.mr.lkey())));
+        x.qp.postSend(new SendWr().wrId(10).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                .sgList(new Sge(x.mr.iova(), 333, x.mr.lkey())).ud(ah, y.qp.qpNum(), 0x2222));
+        assertEquals(WcStatus.SUCCESS, x.next(5000).status());
+        WorkCompletion r = y.next(5000);
+        assertEquals(333 + 40, r.byteLen());
+        assertTrue((r.wcFlags() & WcFlags.GRH) != 0);
+        RxeRcTest.assertBytes(x.buf, 0, y.buf, 40, 333);
+        // BTH 12 + DETH 8 + 333 + pad 3 + ICRC 4
+        assertIpv6Grh(y.buf, 0, "fd00:6a72::a", "fd00:6a72::b", 12 + 8 + 333 + 3 + 4);
+        assertEquals((byte) 0xee, y.buf.get(40 + 333), "nothing written past the message");
+    }
+
+    /**
+     * {@code union rdma_network_hdr} for RoCEv2/IPv4 as rxe_resp.c writes it: 20 zero bytes, then an IPv4
+     * header from {@code src} to {@code dst} carrying UDP with {@code udpPayload} bytes after the UDP header.
+     */
+    static void assertIpv4Grh(java.nio.ByteBuffer b, int off, String src, String dst, int udpPayload) throws Exception {
+        for (int i = 0; i < 20; i++) {
+            assertEquals(0, b.get(off + i), "reserved byte " + i);
+        }
+        int h = off + 20;
+        assertEquals(0x45, b.get(h) & 0xff, "version 4, IHL 5");
+        assertEquals(20 + 8 + udpPayload, b.getShort(h + 2) & 0xffff, "total length");
+        assertEquals(0x4000, b.getShort(h + 6) & 0xffff, "DF, not fragmented");
+        assertEquals(64, b.get(h + 8) & 0xff, "TTL (Linux default; the real one is not visible to a UDP socket)");
+        assertEquals(17, b.get(h + 9), "protocol UDP");
+        byte[] s = new byte[4];
+        byte[] d = new byte[4];
+        b.get(h + 12, s);
+        b.get(h + 16, d);
+        assertEquals(java.net.InetAddress.getByName(src), java.net.InetAddress.getByAddress(s), "source address");
+        assertEquals(java.net.InetAddress.getByName(dst), java.net.InetAddress.getByAddress(d), "destination address");
+        int sum = 0;
+        for (int i = 0; i < 20; i += 2) {
+            sum += b.getShort(h + i) & 0xffff;
+        }
+        sum = (sum & 0xffff) + (sum >>> 16);
+        sum = (sum & 0xffff) + (sum >>> 16);
+        assertEquals(0xffff, sum, "the header checksum adds up");
+    }
+
+    /** The IPv6 header as the GRH: version 6, payload length, next header UDP, hop limit, addresses. */
+    static void assertIpv6Grh(java.nio.ByteBuffer b, int off, String src, String dst, int udpPayload) throws Exception {
+        assertEquals(6 << 28, b.getInt(off), "version 6, traffic class 0, flow label 0");
+        assertEquals(8 + udpPayload, b.getShort(off + 4) & 0xffff, "payload length");
+        assertEquals(17, b.get(off + 6), "next header UDP");
+        assertEquals(64, b.get(off + 7) & 0xff, "hop limit");
+        byte[] s = new byte[16];
+        byte[] d = new byte[16];
+        b.get(off + 8, s);
+        b.get(off + 24, d);
+        assertEquals(java.net.InetAddress.getByName(src), java.net.InetAddress.getByAddress(s), "source address");
+        assertEquals(java.net.InetAddress.getByName(dst), java.net.InetAddress.getByAddress(d), "destination address");
     }
 }

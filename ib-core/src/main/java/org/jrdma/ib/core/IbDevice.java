@@ -40,6 +40,9 @@ public interface IbDevice {
     /** The port's hardware counters ({@code rdma statistic show link DEV/PORT}), in the driver's order; empty if none. */
     java.util.Map<String, Long> queryHwStats(int portNum);
 
+    /** {@code ib_device_get_netdev}: the name of the port's net device ({@code rdma link}), or null if it has none. */
+    String getNetdev(int portNum);
+
     /** {@code ib_set_client_data}: only for a client that was added to this device. */
     void setClientData(IbClient client, Object data);
 

@@ -87,6 +87,7 @@ public final class RxeNetDevice {
         NettyWire wire = new NettyWire(transport, NettyWire.ROCE_PORT, name.replace("%d", ""));
         RxeDevice dev = new RxeDevice(name, addrs, netdevMtu, mac, wire);
         dev.icrcCheck(RxeNetIcrc.receiveCheck());
+        dev.netdev(nif.getName());
         try {
             wire.attach(dev);
         } catch (RuntimeException e) {

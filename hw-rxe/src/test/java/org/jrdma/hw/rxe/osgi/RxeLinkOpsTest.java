@@ -50,9 +50,14 @@ class RxeLinkOpsTest {
         assertEquals(PortState.ACTIVE, d.queryPort(1).state());
         assertEquals(LinkLayer.ETHERNET, d.queryPort(1).linkLayer());
         assertEquals(Mtu.MTU_4096, d.queryPort(1).activeMtu(), "lo has MTU 65536");
+        assertEquals("lo", d.getNetdev(1), "get_netdev: the netdev of rdma link add, as rdma link shows it");
         // a second device on 127.0.0.2, distinct GUID; mtu override
         IbDevice d1 = ops.newLink("rxe1", "lo", Map.of("addr", "127.0.0.2", "mtu", "1500"));
         assertEquals(Mtu.MTU_1024, d1.queryPort(1).activeMtu());
+        assertEquals("lo", d1.getNetdev(1));
+        // what the Gogo command prints, as iproute2 6.1 prints a Linux rxe port
+        assertEquals("link rxe0/1 state ACTIVE physical_state LINK_UP netdev lo \n"
+                + "link rxe1/1 state ACTIVE physical_state LINK_UP netdev lo \n", rdma(core, "link"));
         assertNotEquals(d.nodeGuid(), d1.nodeGuid());
         assertThrows(VerbsException.class, () -> ops.newLink("rxe2", "lo", Map.of("addr", "127.0.0.1")),
                 "127.0.0.1:4791 is taken");
@@ -80,6 +85,25 @@ class RxeLinkOpsTest {
             ops.deactivate(); // bundle stop: rxe1 goes too
             assertNoThreads();
         }
+    }
+
+    /** Runs ib-core's Gogo command {@code rdma} on {@code core} and returns its stdout. */
+    static String rdma(IbCore core, String... args) {
+        org.jrdma.ib.core.shell.IbCommands cmds = new org.jrdma.ib.core.shell.IbCommands();
+        java.io.PrintStream out = System.out;
+        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+        try {
+            java.lang.reflect.Field f = org.jrdma.ib.core.shell.IbCommands.class.getDeclaredField("core");
+            f.setAccessible(true); // the DS-injected reference
+            f.set(cmds, core);
+            System.setOut(new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8));
+            cmds.rdma(args);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        } finally {
+            System.setOut(out);
+        }
+        return buf.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     static void assertNoThreads() {

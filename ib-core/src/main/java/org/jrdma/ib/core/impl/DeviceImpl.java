@@ -208,6 +208,14 @@ final class DeviceImpl implements IbDevice {
         return stats == null ? Map.of() : Collections.unmodifiableMap(new java.util.LinkedHashMap<>(stats));
     }
 
+    @Override
+    public String getNetdev(int portNum) {
+        checkAlive();
+        Validate.port(this, portNum, "getNetdev");
+        String netdev = ops.getNetdev(portNum);
+        return netdev == null || netdev.isEmpty() ? null : netdev;
+    }
+
     PortImmutable immutable(int portNum) {
         return immutables[portNum];
     }

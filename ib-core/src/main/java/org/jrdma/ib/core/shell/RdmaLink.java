@@ -17,7 +17,8 @@ import org.jrdma.ib.core.spi.RdmaLinkOps;
  * {@code rdma link} (iproute2 6.1 {@code rdma/link.c}): port state, and software devices created
  * and deleted through the drivers' {@link RdmaLinkOps} ({@code rdma link add rxe0 type rxe netdev
  * eth0}).
- * <p>Ethernet ports lack {@code netdev NAME}: the API has no way to ask a port for its netdev yet.
+ * <p>A port whose driver names its net device ({@code DeviceOps.getNetdev}, as nldev asks
+ * {@code ib_device_get_netdev}) shows {@code netdev NAME}, with {@code -d} also {@code netdev_index N}.
  */
 final class RdmaLink {
     private RdmaLink() {
@@ -91,6 +92,7 @@ final class RdmaLink {
             sb.append("state ").append(st < STATES.length ? STATES[st] : "UNKNOWN").append(' ');
             int ps = a.physState() == null ? 0 : a.physState().value();
             sb.append("physical_state ").append(ps < PHYS_STATES.length ? PHYS_STATES[ps] : "UNKNOWN").append(' ');
+            linkPrintNetdev(rd, d.getNetdev(port), sb);
             if (rd.showDetails && ib) {
                 sb.append(RdmaDev.capsString(a.portCapFlags() & 0xffffffffL, PORT_CAPS));
             }
@@ -100,6 +102,33 @@ final class RdmaLink {
         sb.append('\n');
         rd.prOut("%s", sb);
         return 0;
+    }
+
+    /**
+     * link_print_netdev(): nldev sends the name and the ifindex together and iproute2 prints the name,
+     * the index only with -d. The index is the JVM's view of the interface; a name it cannot resolve
+     * (no such interface here) is still printed, without the index.
+     */
+    private static void linkPrintNetdev(Rd rd, String netdev, StringBuilder sb) {
+        if (netdev == null) {
+            return;
+        }
+        sb.append("netdev ").append(netdev).append(' ');
+        if (rd.showDetails) {
+            int index = ifindex(netdev);
+            if (index > 0) {
+                sb.append("netdev_index ").append(index).append(' ');
+            }
+        }
+    }
+
+    private static int ifindex(String netdev) {
+        try {
+            java.net.NetworkInterface nif = java.net.NetworkInterface.getByName(netdev);
+            return nif == null ? -1 : nif.getIndex();
+        } catch (java.net.SocketException | RuntimeException e) {
+            return -1;
+        }
     }
 
     private static int linkAdd(Rd rd) {

@@ -57,6 +57,13 @@ public interface DeviceOps {
      */
     default java.util.Map<String, Long> queryHwStats(int portNum) { return java.util.Map.of(); }
 
+    /**
+     * {@code ib_device_get_netdev}: the name of the net device an Ethernet port runs on (rxe: the
+     * netdev it was added on, {@code eth0}), which {@code rdma link} shows. Optional: null when the
+     * port has none (InfiniBand, or a driver without netdevs).
+     */
+    default String getNetdev(int portNum) { return null; }
+
     // ---- PD
     default DriverPd allocPd() { throw unsupported("alloc_pd"); }
 

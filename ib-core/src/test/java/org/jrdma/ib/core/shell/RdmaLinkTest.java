@@ -29,8 +29,10 @@ class RdmaLinkTest {
             + "state ACTIVE physical_state LINK_UP \n";
     static final String MLX0_2 = "link mlx0/2 subnet_prefix fe80:0000:0000:0000 lid 2 sm_lid 1 lmc 0 "
             + "state ACTIVE physical_state LINK_UP \n";
-    /** As captured from a real rxe in /work/shared/vectors/roce/devices.txt, without "netdev eth0 ". */
+    /** An Ethernet port whose driver names no netdev. */
     static final String RXE0_1 = "link rxe0/1 state ACTIVE physical_state LINK_UP \n";
+    /** As captured from a real rxe in /work/shared/vectors/roce/devices.txt (iproute2 6.1, Linux 6.1). */
+    static final String RXE0_1_ETH0 = "link rxe0/1 state ACTIVE physical_state LINK_UP netdev eth0 \n";
     static final String HELP = """
             Usage: rdma link show [DEV/PORT_INDEX]
             Usage: rdma link add NAME type TYPE netdev NETDEV
@@ -53,8 +55,7 @@ class RdmaLinkTest {
             if (netdev.equals("nosuch0")) {
                 throw new VerbsException(Errno.ENODEV, "no netdev " + netdev);
             }
-            RegisteredDevice h = core.registrar().register(
-                    new TestDriver(1, LinkLayer.ETHERNET, 0x0200000000000001L).registration(name));
+            RegisteredDevice h = core.registrar().register(new NetdevDriver(netdev).registration(name));
             created.put(h.device(), h);
             return h.device();
         }
@@ -68,6 +69,21 @@ class RdmaLinkTest {
             }
             h.unregister();
             return true;
+        }
+    }
+
+    /** An Ethernet device on a netdev, as rxe: {@code get_netdev} names it. */
+    static final class NetdevDriver extends TestDriver {
+        private final String netdev;
+
+        NetdevDriver(String netdev) {
+            super(1, LinkLayer.ETHERNET, 0x0200000000000001L);
+            this.netdev = netdev;
+        }
+
+        @Override
+        public String getNetdev(int portNum) {
+            return netdev;
         }
     }
 
@@ -129,6 +145,30 @@ class RdmaLinkTest {
                 + "state ACTIVE physical_state LINK_UP \n    caps: <SM, CM, HIERARCHY_INFO>\n" + RXE0_1, "");
     }
 
+    /** link_print_netdev(): after physical_state; nldev sends it only when the port has a netdev. */
+    @Test
+    void anEthernetPortShowsItsNetdevAsTheCapture() {
+        addMlx(core);
+        core.registrar().register(new NetdevDriver("eth0").registration("rxe0"));
+        rdma(core, "link", "show", "rxe0/1").is(0, RXE0_1_ETH0, "");
+        rdma(core, "link").is(0, MLX0_1 + MLX0_2 + RXE0_1_ETH0, "");
+        assertEquals(null, core.device("mlx0").orElseThrow().getNetdev(1), "an InfiniBand port has no netdev");
+        assertEquals("eth0", core.device("rxe0").orElseThrow().getNetdev(1));
+    }
+
+    /** With -d iproute2 adds the netdev's ifindex, before the caps; a name unknown here goes without one. */
+    @Test
+    void detailsAddTheNetdevIndex() throws Exception {
+        java.net.NetworkInterface lo = java.net.NetworkInterface.getByName("lo");
+        org.junit.jupiter.api.Assumptions.assumeTrue(lo != null, "no netdev lo on this host");
+        core.registrar().register(new NetdevDriver("lo").registration("rxe0"));
+        core.registrar().register(new NetdevDriver("nosuch9").registration("rxe1"));
+        rdma(core, "-d", "link").is(0, "link rxe0/1 state ACTIVE physical_state LINK_UP netdev lo netdev_index "
+                + lo.getIndex() + " \n" + "link rxe1/1 state ACTIVE physical_state LINK_UP netdev nosuch9 \n", "");
+        rdma(core, "link").is(0, "link rxe0/1 state ACTIVE physical_state LINK_UP netdev lo \n"
+                + "link rxe1/1 state ACTIVE physical_state LINK_UP netdev nosuch9 \n", "");
+    }
+
     @Test
     void addDispatchesToTheDriverOfThatType() {
         addMlx(core);
@@ -137,7 +177,9 @@ class RdmaLinkTest {
         List<RdmaLinkOps> ops = List.of(siw, rxe);
         rdma(core, ops, "link", "add", "rxe7", "type", "rxe", "netdev", "eth0").is(0, "", "");
         assertEquals(List.of("newlink rxe7 eth0 {}"), rxe.calls);
-        rdma(core, ops, "link").is(0, MLX0_1 + MLX0_2 + "link rxe7/1 state ACTIVE physical_state LINK_UP \n", "");
+        rdma(core, ops, "link").is(0, MLX0_1 + MLX0_2 + "link rxe7/1 state ACTIVE physical_state LINK_UP netdev eth0 \n",
+                "");
+        assertEquals("eth0", core.device("rxe7").orElseThrow().getNetdev(1));
         rdma(core, ops, "l", "a", "rxe8", "t", "rxe", "n", "eth1", "mtu", "1500", "queues", "2").is(0, "", "");
         assertEquals("newlink rxe8 eth1 {mtu=1500, queues=2}", rxe.calls.get(1));
     }
