@@ -223,8 +223,11 @@ public final class RxeNetDevice {
     public UnregisterReport close() {
         poll.cancel(false);
         monitor.shutdownNow();
-        wire.detach(device); // no more deliveries into a closing device
+        // unregister with the wire still attached (Linux keeps the tunnel socket until the device is gone):
+        // a client's remove may still exchange packets, e.g. a disconnect; afterwards every QP is destroyed
+        // and rcv drops what still arrives
         UnregisterReport r = device.close();
+        wire.detach(device);
         wire.close();
         try {
             monitor.awaitTermination(2, TimeUnit.SECONDS);
