@@ -77,11 +77,15 @@ public final class RxeDevice extends RvtDevice {
     private final java.util.concurrent.atomic.AtomicInteger badPkeyCntr = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger qkeyViolCntr = new java.util.concurrent.atomic.AtomicInteger();
     private final ScheduledThreadPoolExecutor engine;
-    private final RxeRequester requester;
-    private final RxeResponder responder;
-    private final RxeCompleter completer;
-    /** Engine thread scratch for sending. */
-    final Icrc txIcrc = new Icrc();
+    /**
+     * The roles' scratch state (decoded packet, resolved segments, a completion) is per thread: the engine,
+     * the transport's receive thread and posting threads may each run a different QP of this device at once
+     * (see {@link #kick}); a QP itself is only ever run by the holder of its {@code exec} lock.
+     */
+    private record Roles(RxeRequester requester, RxeResponder responder, RxeCompleter completer, Icrc txIcrc) {
+    }
+
+    private final ThreadLocal<Roles> roles;
     private final ThreadLocal<RxePacket> rxPkt = ThreadLocal.withInitial(RxePacket::new);
     private final ThreadLocal<Icrc> rxIcrc = ThreadLocal.withInitial(Icrc::new);
     private volatile RegisteredDevice handle;
@@ -104,9 +108,8 @@ public final class RxeDevice extends RvtDevice {
         this.addrs = addresses.toArray(new InetAddress[0]);
         this.activeMtu = Mtu.fitting(Math.max(netdevMtu - RxeParams.MAX_HDR_LENGTH, 256));
         this.nodeGuid = eui64(mac);
-        this.requester = new RxeRequester(this);
-        this.responder = new RxeResponder(this);
-        this.completer = new RxeCompleter(this);
+        this.roles = ThreadLocal.withInitial(
+                () -> new Roles(new RxeRequester(this), new RxeResponder(this), new RxeCompleter(this), new Icrc()));
         this.engine = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "rxe-engine-" + Long.toHexString(nodeGuid));
             t.setDaemon(true);
@@ -263,7 +266,7 @@ public final class RxeDevice extends RvtDevice {
 
     @Override
     protected void sqPosted(RvtQp qp) {
-        schedule((RxeQp) qp);
+        kick((RxeQp) qp);
     }
 
     @Override
@@ -292,18 +295,67 @@ public final class RxeDevice extends RvtDevice {
         }
     }
 
+    /**
+     * Whether posting threads and the transport's receive thread run a QP's roles themselves when the
+     * QP is free ({@code -Djrdma.rxe.inline=false}: always on the engine thread). Linux rxe does the same
+     * (rxe_run_task inline from post_send and from the UDP receive softirq): every hand-off to another
+     * thread costs a wakeup, which dominates an 8-byte round trip.
+     */
+    static final boolean INLINE = !"false".equals(System.getProperty("jrdma.rxe.inline"));
+
+    /**
+     * Runs the QP's roles on this thread if nobody runs them now, else leaves it to the engine. Never
+     * blocks (tryLock), never nests into a QP this thread is already running (a completion handler that
+     * posts again). Bounded: what is left goes to the engine.
+     */
+    void kick(RxeQp qp) {
+        if (INLINE && qp.exec.isHeldByCurrentThread()) {
+            // posted from a completion or event handler this thread runs inside the QP's roles: the
+            // requester runs after the responder and completer in the same pass (RxeDevice.runLocked loops
+            // while anything progresses), so it sends this WQE without a hand-off to the engine
+            return;
+        }
+        if (INLINE && qp.exec.tryLock()) {
+            boolean more;
+            try {
+                more = runLocked(qp);
+            } finally {
+                qp.exec.unlock();
+            }
+            if (more || !qp.reqPkts.isEmpty() || !qp.respPkts.isEmpty()) {
+                schedule(qp); // left over, or queued by another thread while we held the lock
+            }
+        } else {
+            schedule(qp);
+        }
+    }
+
     /** Runs the three roles of a QP until none makes progress (bounded; then yields). */
     void run(RxeQp qp) {
         qp.scheduled.set(false);
-        boolean progress = false;
+        boolean progress;
         qp.exec.lock();
         try {
+            progress = runLocked(qp);
+        } finally {
+            qp.exec.unlock();
+        }
+        if (progress) {
+            schedule(qp);
+        }
+    }
+
+    /** The roles with {@code exec} held; true if the budget ran out with work left. */
+    private boolean runLocked(RxeQp qp) {
+        boolean progress = false;
+        try {
             qp.syncState();
+            Roles r = roles.get();
             int budget = 64;
             do {
-                progress = responder.run(qp);
-                progress |= completer.run(qp);
-                progress |= requester.run(qp);
+                progress = r.responder().run(qp);
+                progress |= r.completer().run(qp);
+                progress |= r.requester().run(qp);
             } while (progress && --budget > 0);
             if (qp.state() == QpState.ERR) {
                 qp.engineFlush(); // a flush deferred to the engine (RvtQp.flushOrDefer)
@@ -314,12 +366,9 @@ public final class RxeDevice extends RvtDevice {
             }
         } catch (RuntimeException e) {
             System.getLogger("org.jrdma.hw.rxe").log(System.Logger.Level.ERROR, "engine failed on " + qp, e);
-        } finally {
-            qp.exec.unlock();
+            progress = false;
         }
-        if (progress) {
-            schedule(qp);
-        }
+        return progress;
     }
 
     /** The retransmit and RNR timers ({@code retransmit_timer}, {@code rnr_nak_timer}). */
@@ -362,7 +411,7 @@ public final class RxeDevice extends RvtDevice {
     void xmit(InetAddress src, InetAddress dst, int srcPort, ByteBuf b) {
         srcPort = wire.udpSourcePort(srcPort);
         int len = b.writerIndex();
-        Icrc.store(b, 0, len, compute(txIcrc, b, 0, len, src, dst, srcPort));
+        Icrc.store(b, 0, len, compute(roles.get().txIcrc(), b, 0, len, src, dst, srcPort));
         counters.inc(RxeCounter.SENT_PKTS);
         if (!up) {
             b.release();
@@ -410,7 +459,7 @@ public final class RxeDevice extends RvtDevice {
             } else {
                 qp.respPkts.add(udpPayload);
             }
-            schedule(qp);
+            kick(qp);
         } catch (RuntimeException e) {
             counters.inc(RxeCounter.RCVD_DROPPED);
             if (udpPayload.refCnt() > 0) {

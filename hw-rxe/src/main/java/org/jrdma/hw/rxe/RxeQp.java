@@ -145,6 +145,10 @@ public final class RxeQp extends RvtQp {
             return r.buf();
         }
 
+        boolean isEmpty() {
+            return q.isEmpty();
+        }
+
         /** Where the packet last polled came from. */
         InetAddress src() {
             return src;

@@ -204,8 +204,10 @@ public class RvtQp implements DriverQp {
     void modify(QpAttr a) {
         boolean flush = false;
         boolean kick = false;
+        boolean locked = false;
         if (a.has(QpAttrMask.STATE) && (a.state() == QpState.ERR || a.state() == QpState.RESET)) {
             exec.lock(); // never flush under a running WQE
+            locked = true;
         }
         try {
             synchronized (this) {
@@ -246,8 +248,8 @@ public class RvtQp implements DriverQp {
                 flush();
             }
         } finally {
-            if (exec.isHeldByCurrentThread()) {
-                exec.unlock();
+            if (locked) {
+                exec.unlock(); // only our own hold: a handler called from the engine holds it already
             }
         }
         if (a.has(QpAttrMask.STATE)) {

@@ -1,0 +1,121 @@
+package org.jrdma.bench;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.ThreadLocalRandom;
+
+import org.jrdma.hw.rxe.net.NettyWire;
+import org.jrdma.hw.rxe.net.RxeNetDevice;
+import org.jrdma.ib.core.Access;
+import org.jrdma.ib.core.AhAttr;
+import org.jrdma.ib.core.CompletionQueue;
+import org.jrdma.ib.core.CqInitAttr;
+import org.jrdma.ib.core.IbCore;
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.MemoryRegion;
+import org.jrdma.ib.core.ProtectionDomain;
+import org.jrdma.ib.core.QpAttr;
+import org.jrdma.ib.core.QpCap;
+import org.jrdma.ib.core.QpInitAttr;
+import org.jrdma.ib.core.QpState;
+import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.QueuePair;
+import org.jrdma.ib.core.WcStatus;
+import org.jrdma.ib.core.WorkCompletion;
+
+/**
+ * Two hw-rxe devices in this JVM on two loopback addresses (netdev lo, 127.X.Y.1 and .2, real UDP 4791
+ * through Netty epoll), one RC QP on each, connected, each with a registered buffer.
+ */
+final class RxePair implements AutoCloseable {
+    final IbCore core = IbCore.newInstance();
+    final String net = "127." + ThreadLocalRandom.current().nextInt(16, 250) + "."
+            + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+    final RxeNetDevice ra;
+    final RxeNetDevice rb;
+    final Side a;
+    final Side b;
+
+    final class Side {
+        final IbDevice dev;
+        final ProtectionDomain pd;
+        final CompletionQueue cq;
+        final QueuePair qp;
+        final ByteBuffer buf;
+        final MemoryRegion mr;
+        final WorkCompletion[] wc = new WorkCompletion[64];
+
+        Side(IbDevice dev, int bufferBytes, int depth, org.jrdma.ib.core.CompletionHandler handler) {
+            this.dev = dev;
+            pd = dev.allocPd(LoopbackPair.OWNER);
+            cq = dev.createCq(LoopbackPair.OWNER, new CqInitAttr().cqe(depth * 4).compHandler(handler));
+            qp = pd.createQp(new QpInitAttr().qpType(QpType.RC).cq(cq)
+                    .cap(new QpCap().maxSendWr(depth).maxRecvWr(depth).maxSendSge(1).maxRecvSge(1).maxInlineData(64)));
+            buf = ByteBuffer.allocateDirect(bufferBytes);
+            mr = pd.regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            for (int i = 0; i < wc.length; i++) {
+                wc[i] = new WorkCompletion();
+            }
+        }
+
+        /** Spins until {@code n} completions arrived; all must be successful. */
+        void await(int n) {
+            int got = 0;
+            int idle = 0;
+            while (got < n) {
+                int k = cq.poll(wc, Math.min(wc.length, n - got));
+                for (int i = 0; i < k; i++) {
+                    if (wc[i].status() != WcStatus.SUCCESS) {
+                        throw new IllegalStateException("completion " + wc[i]);
+                    }
+                }
+                got += k;
+                if (k == 0 && ++idle > 64) {
+                    Thread.yield(); // 2 cores: leave the CPU to the transport threads
+                } else if (k > 0) {
+                    idle = 0;
+                }
+            }
+        }
+    }
+
+    RxePair(int bufferBytes, int depth) {
+        this(bufferBytes, depth, null, null);
+    }
+
+    /** @param handlerA, handlerB the completion handlers of a's and b's CQ (null: none) */
+    RxePair(int bufferBytes, int depth, org.jrdma.ib.core.CompletionHandler handlerA,
+            org.jrdma.ib.core.CompletionHandler handlerB) {
+        ra = RxeNetDevice.open(core.registrar(), "bencha%d", "lo", net + "1", 0, NettyWire.Transport.AUTO);
+        rb = RxeNetDevice.open(core.registrar(), "benchb%d", "lo", net + "2", 0, NettyWire.Transport.AUTO);
+        a = new Side(ra.ibDevice(), bufferBytes, depth, handlerA);
+        b = new Side(rb.ibDevice(), bufferBytes, depth, handlerB);
+        connect(a, b);
+        connect(b, a);
+    }
+
+    private static void connect(Side s, Side t) {
+        s.qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(Access.REMOTE_WRITE));
+        s.qp.modify(new QpAttr().state(QpState.RTR).av(new AhAttr().portNum(1).grh(t.dev.queryGid(1, 0), 0))
+                .pathMtu(s.dev.queryPort(1).activeMtu()).destQpNum(t.qp.qpNum()).rqPsn(0).maxDestRdAtomic(1)
+                .minRnrTimer(1));
+        s.qp.modify(new QpAttr().state(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(1));
+    }
+
+    /** rxe's counters of both devices, for the log of a run. */
+    String counters() {
+        return "a: " + ra.device().counters() + "\nb: " + rb.device().counters();
+    }
+
+    @Override
+    public void close() {
+        System.err.println(counters());
+        for (Side s : new Side[] {a, b}) {
+            s.qp.destroy();
+            s.mr.dereg();
+            s.cq.destroy();
+            s.pd.dealloc();
+        }
+        ra.close();
+        rb.close();
+    }
+}

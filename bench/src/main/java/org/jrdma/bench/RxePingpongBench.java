@@ -1,0 +1,206 @@
+package org.jrdma.bench;
+
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jrdma.ib.core.CqNotify;
+import org.jrdma.ib.core.RecvWr;
+import org.jrdma.ib.core.SendFlags;
+import org.jrdma.ib.core.SendWr;
+import org.jrdma.ib.core.Sge;
+import org.jrdma.ib.core.WcOpcode;
+import org.jrdma.ib.core.WcStatus;
+import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.ib.core.WrOpcode;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Round trip of an 8-byte RC SEND pingpong between two hw-rxe devices on loopback addresses (b answers
+ * from its completion handler, as a server ULP does), against a plain UDP pingpong of the same datagram
+ * size (24 bytes: BTH + 8 + ICRC) between two blocking sockets on the same kind of addresses (b answers
+ * from a thread blocked in receive). One operation is one round trip; half of it is the latency.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+public class RxePingpongBench {
+    static final int DEPTH = 64;
+
+    @State(Scope.Thread)
+    public static class Rc {
+        RxePair pair;
+        SendWr ping;
+        SendWr pong;
+        RecvWr[] recvA;
+        RecvWr[] recvB;
+        final WorkCompletion[] wcA = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
+        final WorkCompletion[] wcB = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
+        /** Answers a has received; the benchmark thread sleeps until it moves (as a blocked UDP receive). */
+        volatile long answers;
+        volatile Thread waiter;
+
+        @Setup(Level.Trial)
+        public void setup() {
+            pair = new RxePair(1 << 16, DEPTH, cq -> {
+                // a: count b's answers, repost the receive, wake the benchmark thread
+                int n;
+                while ((n = cq.poll(wcA)) > 0) {
+                    for (int i = 0; i < n; i++) {
+                        WorkCompletion w = wcA[i];
+                        if (w.status() == WcStatus.SUCCESS && w.opcode() == WcOpcode.RECV) {
+                            pair.a.qp.postRecv(recvA[(int) w.wrId()]);
+                            answers++;
+                            LockSupport.unpark(waiter);
+                        }
+                    }
+                }
+                cq.reqNotify(CqNotify.NEXT_COMP, false);
+            }, cq -> {
+                // b: every received ping is answered at once, from the completion path (a server ULP)
+                int n;
+                while ((n = cq.poll(wcB)) > 0) {
+                    for (int i = 0; i < n; i++) {
+                        WorkCompletion w = wcB[i];
+                        if (w.status() != WcStatus.SUCCESS) {
+                            return; // flushed at tear-down
+                        }
+                        if (w.opcode() == WcOpcode.RECV) {
+                            pair.b.qp.postRecv(recvB[(int) w.wrId()]);
+                            pair.b.qp.postSend(pong);
+                        }
+                    }
+                }
+                cq.reqNotify(CqNotify.NEXT_COMP, false);
+            });
+            ping = new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.INLINE)
+                    .sgList(new Sge(pair.a.mr.iova(), 8, pair.a.mr.lkey()));
+            pong = new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.INLINE)
+                    .sgList(new Sge(pair.b.mr.iova(), 8, pair.b.mr.lkey()));
+            recvA = new RecvWr[DEPTH / 2];
+            recvB = new RecvWr[DEPTH / 2];
+            for (int i = 0; i < DEPTH / 2; i++) {
+                recvA[i] = new RecvWr().wrId(i).sgList(new Sge(pair.a.mr.iova() + 64 + i * 64, 64, pair.a.mr.lkey()));
+                recvB[i] = new RecvWr().wrId(i).sgList(new Sge(pair.b.mr.iova() + 64 + i * 64, 64, pair.b.mr.lkey()));
+                pair.a.qp.postRecv(recvA[i]);
+                pair.b.qp.postRecv(recvB[i]);
+            }
+            pair.a.cq.reqNotify(CqNotify.NEXT_COMP, false);
+            pair.b.cq.reqNotify(CqNotify.NEXT_COMP, false);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            pair.close();
+        }
+    }
+
+    /** a sends 8 bytes (unsignaled) and sleeps until b's 8-byte answer is in its CQ. */
+    @Benchmark
+    public long rcPingpong(Rc s) {
+        long before = s.answers;
+        s.waiter = Thread.currentThread();
+        s.pair.a.qp.postSend(s.ping);
+        while (s.answers == before) {
+            LockSupport.park();
+        }
+        return s.answers;
+    }
+
+    @State(Scope.Thread)
+    public static class Udp {
+        DatagramChannel a;
+        DatagramChannel b;
+        Thread echo;
+        ByteBuffer out = ByteBuffer.allocateDirect(24);
+        ByteBuffer in = ByteBuffer.allocateDirect(64);
+        InetSocketAddress addrB;
+
+        @Setup(Level.Trial)
+        public void setup() throws Exception {
+            String net = "127." + (20 + (int) (Math.random() * 200)) + "." + (1 + (int) (Math.random() * 200)) + ".";
+            a = DatagramChannel.open(StandardProtocolFamily.INET).bind(new InetSocketAddress(net + "1", UdpPair.PORT));
+            b = DatagramChannel.open(StandardProtocolFamily.INET).bind(new InetSocketAddress(net + "2", UdpPair.PORT));
+            addrB = new InetSocketAddress(net + "2", UdpPair.PORT);
+            echo = new Thread(() -> {
+                ByteBuffer buf = ByteBuffer.allocateDirect(64);
+                try {
+                    while (true) {
+                        buf.clear();
+                        java.net.SocketAddress from = b.receive(buf);
+                        buf.flip();
+                        b.send(buf, from);
+                    }
+                } catch (java.io.IOException e) {
+                    // closed: done
+                }
+            }, "udp-echo");
+            echo.setDaemon(true);
+            echo.start();
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws Exception {
+            b.close();
+            a.close();
+            echo.join(2000);
+        }
+    }
+
+    @Benchmark
+    public int udpPingpong(Udp s) throws Exception {
+        s.out.clear();
+        s.a.send(s.out, s.addrB);
+        s.in.clear();
+        s.a.receive(s.in);
+        return s.in.position();
+    }
+
+    @State(Scope.Thread)
+    public static class NettyUdp {
+        UdpPair pair;
+        io.netty.buffer.ByteBuf out = io.netty.buffer.Unpooled.directBuffer(24).writeZero(24);
+
+        @Setup(Level.Trial)
+        public void setup() throws Exception {
+            pair = new UdpPair("127." + (20 + (int) (Math.random() * 200)) + "." + (1 + (int) (Math.random() * 200)) + ".", true);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            pair.close();
+        }
+    }
+
+    /**
+     * The same pingpong through Netty epoll event loops (b echoes in its loop; a's loop wakes the
+     * benchmark thread): the transport structure hw-rxe has, without RoCE.
+     */
+    @Benchmark
+    public long nettyUdpPingpong(NettyUdp s) {
+        long before = s.pair.repliesA;
+        s.pair.waiter = Thread.currentThread();
+        s.pair.a.writeAndFlush(new io.netty.channel.socket.DatagramPacket(s.out.retainedDuplicate(), s.pair.addrB),
+                s.pair.a.voidPromise());
+        while (s.pair.repliesA == before) {
+            LockSupport.park();
+        }
+        return s.pair.repliesA;
+    }
+}
