@@ -72,7 +72,16 @@ final class LoopbackPair implements AutoCloseable {
 
     /** Spins until {@code n} completions arrived; all must be successful. */
     void await(int n) {
+        await(cq, wc, n, false);
+    }
+
+    /**
+     * Polls {@code cq} until {@code n} completions arrived; all must be successful. {@code yield}: after
+     * 64 empty polls give the CPU away (a transport's threads need it; loopback moves data on the poster).
+     */
+    static void await(CompletionQueue cq, WorkCompletion[] wc, int n, boolean yield) {
         int got = 0;
+        int idle = 0;
         while (got < n) {
             int k = cq.poll(wc, Math.min(wc.length, n - got));
             for (int i = 0; i < k; i++) {
@@ -81,7 +90,11 @@ final class LoopbackPair implements AutoCloseable {
                 }
             }
             got += k;
-            if (k == 0) {
+            if (k > 0) {
+                idle = 0;
+            } else if (yield && ++idle > 64) {
+                Thread.yield();
+            } else {
                 Thread.onSpinWait();
             }
         }

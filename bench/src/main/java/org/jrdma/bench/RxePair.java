@@ -19,7 +19,6 @@ import org.jrdma.ib.core.QpInitAttr;
 import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.QpType;
 import org.jrdma.ib.core.QueuePair;
-import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
 
 /**
@@ -57,24 +56,9 @@ final class RxePair implements AutoCloseable {
             }
         }
 
-        /** Spins until {@code n} completions arrived; all must be successful. */
+        /** Polls until {@code n} completions arrived; all must be successful. */
         void await(int n) {
-            int got = 0;
-            int idle = 0;
-            while (got < n) {
-                int k = cq.poll(wc, Math.min(wc.length, n - got));
-                for (int i = 0; i < k; i++) {
-                    if (wc[i].status() != WcStatus.SUCCESS) {
-                        throw new IllegalStateException("completion " + wc[i]);
-                    }
-                }
-                got += k;
-                if (k == 0 && ++idle > 64) {
-                    Thread.yield(); // 2 cores: leave the CPU to the transport threads
-                } else if (k > 0) {
-                    idle = 0;
-                }
-            }
+            LoopbackPair.await(cq, wc, n, true);
         }
     }
 

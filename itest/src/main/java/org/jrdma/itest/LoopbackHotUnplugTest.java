@@ -160,7 +160,7 @@ class LoopbackHotUnplugTest {
         awaitSuccesses(s, before + BRIEFLY);
         assertTrue(s.allThreadsAlive(), "lo0's traffic threads: " + s);
         assertEquals(0, s.flushed(), "flushes on lo0: " + s);
-        assertNoErrors(s);
+        TrafficChecks.assertNoErrors(s);
         assertEquals(List.of(), client.violations());
     }
 
@@ -194,7 +194,7 @@ class LoopbackHotUnplugTest {
         assertEvents(client, List.of("add lo0", "remove lo0", "add lo0"));
         assertOnlyLo0Engine();
         awaitSuccesses(s2, BRIEFLY);
-        assertNoErrors(s2);
+        TrafficChecks.assertNoErrors(s2);
         assertEquals(0, s2.flushed(), "flushes before anything was removed: " + s2);
 
         // the client leaves while the device stays
@@ -239,7 +239,7 @@ class LoopbackHotUnplugTest {
         }
         TrafficSession last = client.current();
         awaitSuccesses(last, BRIEFLY);
-        assertNoErrors(last);
+        TrafficChecks.assertNoErrors(last);
         assertEquals(CYCLES + 1, client.sessions().size());
         assertEquals(servicesBefore, serviceCount(), "service registrations before and after");
         awaitValue("the same live threads as before the cycles", () -> threadsBefore, this::threadNames);
@@ -284,7 +284,7 @@ class LoopbackHotUnplugTest {
         TrafficSession s1 = awaitSession(client, 1);
         assertEquals(2, s1.lanes.size());
         awaitSuccesses(s1, WARMUP);
-        assertNoErrors(s1);
+        TrafficChecks.assertNoErrors(s1);
         awaitPosting(s1);
 
         loopbackBundle.stop();
@@ -297,7 +297,7 @@ class LoopbackHotUnplugTest {
         TrafficSession s2 = awaitSession(client, 2);
         assertEvents(client, List.of("add lo0", "remove lo0", "add lo0"));
         awaitSuccesses(s2, BRIEFLY);
-        assertNoErrors(s2);
+        TrafficChecks.assertNoErrors(s2);
     }
 
     // ---- assertions
@@ -307,29 +307,7 @@ class LoopbackHotUnplugTest {
         assertTrue(s.closeRan, what + "remove ran");
         assertEquals(LO0, s.deviceName, what + "remove for");
         assertEquals(deviceStays, s.registeredAtClose, what + "device registered during remove");
-        assertTrue(s.threadsAliveAtClose, what + "the traffic threads were running when remove came");
-        assertTrue(s.threadsJoined, what + "the traffic threads ended within remove: " + s);
-        assertFalse(s.anyThreadAlive(), what + "traffic threads alive");
-        for (String why : s.endReasons()) {
-            assertEquals("stopped by remove", why, what + "why a traffic thread ended: " + s);
-        }
-        assertTrue(s.drainComplete, what + "drained: " + s);
-        assertEquals(0, s.outstanding(), what + "work requests that never completed: " + s);
-        assertNoErrors(s);
-        assertEquals(s.posted(), s.successes() + s.flushed(), what + "successes + flushes == posted: " + s);
-        assertTrue(s.flushedRecvs() > 0, what + "the posted receives flushed: " + s);
-        // nothing after the drain: no handler call, no completion polled
-        settle();
-        assertEquals(s.completedAtClose, s.completed(), what + "completions after remove's drain");
-        assertEquals(0, s.afterDrain.get(), what + "completion handler calls after the drain");
-        assertEquals(0, s.afterClose.get(), what + "completion handler calls after remove returned");
-    }
-
-    private static void assertNoErrors(TrafficSession s) {
-        assertEquals(0, s.unknown(), "completions nobody posted (or twice): " + s);
-        assertEquals(0, s.mismatches(), "data or completion mismatches: " + s);
-        assertEquals(0, s.otherErrors(), "error completions other than flushes: " + s);
-        assertEquals(List.of(), s.problems, "problems: " + s);
+        TrafficChecks.assertDrained(s, what);
     }
 
     private void assertDriverGone() {

@@ -220,7 +220,7 @@ class RxeHotUnplugTest {
         assertPortTaken(addrA);
         assertPortTaken(addrB);
         awaitSuccesses(s2, BRIEFLY);
-        assertNoErrors(s2);
+        TrafficChecks.assertNoErrors(s2);
         assertEquals(0, s2.flushed(), "flushes before anything was removed: " + s2);
         assertEquals(List.of(), escaped, "exceptions");
         assertEquals(List.of(), client.violations());
@@ -264,7 +264,7 @@ class RxeHotUnplugTest {
         }
         TrafficSession last = client.current();
         awaitSuccesses(last, BRIEFLY);
-        assertNoErrors(last);
+        TrafficChecks.assertNoErrors(last);
         assertEquals(CYCLES + 1, client.sessions().size());
         assertEquals(servicesBefore, serviceCount(), "service registrations before and after");
         awaitValue("the same kinds and numbers of live threads as before the cycles", () -> threadsBefore,
@@ -282,28 +282,7 @@ class RxeHotUnplugTest {
         assertTrue(s.closeRan, what + "remove ran");
         assertTrue(A.equals(s.closedBy) || B.equals(s.closedBy), what + "remove of " + s.closedBy);
         assertFalse(s.registeredAtClose, what + "device registered during remove (unregistration had begun)");
-        assertTrue(s.threadsAliveAtClose, what + "the traffic threads were running when remove came");
-        assertTrue(s.threadsJoined, what + "the traffic threads ended within remove: " + s);
-        assertFalse(s.anyThreadAlive(), what + "traffic threads alive");
-        for (String why : s.endReasons()) {
-            assertEquals("stopped by remove", why, what + "why a traffic thread ended: " + s);
-        }
-        assertTrue(s.drainComplete, what + "drained: " + s);
-        assertEquals(0, s.outstanding(), what + "work requests that never completed: " + s);
-        assertNoErrors(s);
-        assertEquals(s.posted(), s.successes() + s.flushed(), what + "successes + flushes == posted: " + s);
-        assertTrue(s.flushedRecvs() > 0, what + "the posted receives flushed with WR_FLUSH_ERR: " + s);
-        settle();
-        assertEquals(s.completedAtClose, s.completed(), what + "completions after remove's drain");
-        assertEquals(0, s.afterDrain.get(), what + "completion handler calls after the drain");
-        assertEquals(0, s.afterClose.get(), what + "completion handler calls after remove returned");
-    }
-
-    private static void assertNoErrors(TrafficSession s) {
-        assertEquals(0, s.unknown(), "completions nobody posted (or twice): " + s);
-        assertEquals(0, s.mismatches(), "data or completion mismatches: " + s);
-        assertEquals(0, s.otherErrors(), "error completions other than flushes: " + s);
-        assertEquals(List.of(), s.problems, "problems: " + s);
+        TrafficChecks.assertDrained(s, what);
     }
 
     /** After the n-th stop: n adds and n removes of each device, removes only after both adds. */
