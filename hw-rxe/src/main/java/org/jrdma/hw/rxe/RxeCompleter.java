@@ -123,16 +123,14 @@ final class RxeCompleter {
                         state = State.COMP_ACK;
                     }
                 }
-                case WRITE_SEND -> state = (st.state == RxeQp.WQE_PENDING || resending(w, st)) && st.lastPsn == p.psn()
-                        ? State.COMP_ACK : State.UPDATE_COMP;
+                case WRITE_SEND -> state = sentWhole(w, st) && st.lastPsn == p.psn() ? State.COMP_ACK : State.UPDATE_COMP;
                 case COMP_ACK -> {
                     retire(qp, w, WcStatus.SUCCESS);
                     done = true;
                     state = State.UPDATE_COMP;
                 }
                 case COMP_WQE -> {
-                    if (p != null && (st.state == RxeQp.WQE_PENDING || resending(w, st))
-                            && psnCompare(st.lastPsn, qp.compPsn) >= 0) {
+                    if (p != null && sentWhole(w, st) && psnCompare(st.lastPsn, qp.compPsn) >= 0) {
                         qp.compPsn = psnAdd(st.lastPsn, 1);
                         qp.compOpcode = -1;
                     }
@@ -204,6 +202,11 @@ final class RxeCompleter {
                 && !WrOpcodeTable.isReadOrAtomic(w.opcode());
     }
 
+    /** Every packet of the WQE went out at least once: an ACK of its last PSN may complete it. */
+    private static boolean sentWhole(SendWqe w, RxeQp.WqeState st) {
+        return st.state == RxeQp.WQE_PENDING || resending(w, st);
+    }
+
     /** The retransmit timer runs while PSNs are outstanding ({@code reset_retry_timer}). */
     private static void rearm(RxeQp qp) {
         if (qp.timeout() != 0 && psnCompare(qp.reqPsn, qp.compPsn) > 0) {
@@ -224,14 +227,10 @@ final class RxeCompleter {
         boolean rdAtomic = WrOpcodeTable.isReadOrAtomic(w.opcode());
         int diff = psnCompare(p.psn(), st.lastPsn);
         if (diff > 0) {
-            if (st.state == RxeQp.WQE_PENDING) {
-                if (rdAtomic) {
-                    return State.ERROR_RETRY; // implicit NAK: the read or atomic response was lost
-                }
-                resetRetryCounters(qp);
-                return State.COMP_WQE;
+            if (st.state == RxeQp.WQE_PENDING && rdAtomic) {
+                return State.ERROR_RETRY; // implicit NAK: the read or atomic response was lost
             }
-            if (resending(w, st)) {
+            if (sentWhole(w, st)) {
                 resetRetryCounters(qp);
                 return State.COMP_WQE;
             }

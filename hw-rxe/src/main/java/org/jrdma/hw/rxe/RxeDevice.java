@@ -198,6 +198,11 @@ public final class RxeDevice extends RvtDevice {
         return List.of(addrs);
     }
 
+    /** The port's 16-bit error counters stop at 0xffff, as the PortInfo fields do. */
+    private static void saturatingInc(java.util.concurrent.atomic.AtomicInteger c) {
+        c.getAndUpdate(v -> Math.min(0xffff, v + 1));
+    }
+
     /** Names the net device under the port ({@code rxe_net_add} keeps it in {@code rxe->ndev}); set before registering. */
     public void netdev(String name) {
         this.netdev = name;
@@ -309,13 +314,13 @@ public final class RxeDevice extends RvtDevice {
      * posts again). Bounded: what is left goes to the engine.
      */
     void kick(RxeQp qp) {
-        if (INLINE && qp.exec.isHeldByCurrentThread()) {
+        if (!INLINE) {
+            schedule(qp);
+        } else if (qp.exec.isHeldByCurrentThread()) {
             // posted from a completion or event handler this thread runs inside the QP's roles: the
-            // requester runs after the responder and completer in the same pass (RxeDevice.runLocked loops
-            // while anything progresses), so it sends this WQE without a hand-off to the engine
-            return;
-        }
-        if (INLINE && qp.exec.tryLock()) {
+            // requester runs after the responder and completer in the same pass (runLocked loops while
+            // anything progresses), so it sends this WQE without a hand-off to the engine
+        } else if (qp.exec.tryLock()) {
             boolean more;
             try {
                 more = runLocked(qp);
@@ -503,13 +508,13 @@ public final class RxeDevice extends RvtDevice {
         }
         // check_keys, after the QP checks as in rxe (a packet for no QP counts no bad P_Key)
         if ((p.pkey() & 0x7fff) != 0x7fff) {
-            badPkeyCntr.getAndUpdate(v -> Math.min(0xffff, v + 1));
+            saturatingInc(badPkeyCntr);
             return null;
         }
         if (p.has(RxeMask.DETH)) {
             int qkey = type == QpType.GSI ? org.jrdma.hw.rxe.wire.RxeWire.GSI_QKEY : qp.qkey();
             if (p.dethQkey() != qkey) {
-                qkeyViolCntr.getAndUpdate(v -> Math.min(0xffff, v + 1));
+                saturatingInc(qkeyViolCntr);
                 return null;
             }
         }

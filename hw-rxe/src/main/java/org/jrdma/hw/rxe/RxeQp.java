@@ -124,7 +124,7 @@ public final class RxeQp extends RvtQp {
 
     /**
      * The responder's packet queue: {@link #poll} hands out the buffer and keeps the addresses of that
-     * packet for {@link #src()} / {@link #dst()} (read by the engine thread, the only consumer).
+     * packet for {@link #src()} / {@link #dst()} (read by whoever runs the QP's roles, under {@code exec}).
      */
     static final class ReqQueue {
         private final ConcurrentLinkedQueue<Rcvd> q = new ConcurrentLinkedQueue<>();

@@ -381,9 +381,7 @@ final class RxeResponder {
         dev.counters.inc(RxeCounter.RDMA_RECVS);
         if (!qp.isDatagram()) {
             if (p.has(RxeMask.READ)) {
-                int mtu = dev.mtu(qp);
-                long pkts = Math.max(1, (rd.total() + mtu - 1) / mtu);
-                qp.respPsn = psnAdd(p.psn(), (int) pkts);
+                qp.respPsn = psnAdd(p.psn(), readPackets(qp, rd.total()));
             } else {
                 qp.respPsn = psnAdd(p.psn(), 1);
             }

@@ -75,8 +75,10 @@ public final class NettyWire implements RxeWire, AutoCloseable {
     static final boolean BATCH = !"false".equals(System.getProperty("jrdma.rxe.net.batch"));
     /** {@code -Djrdma.rxe.net.direct=false}: every packet through the event loop. */
     static final boolean DIRECT = !"false".equals(System.getProperty("jrdma.rxe.net.direct"));
+    /** The largest datagram read or sent: a 9000-byte jumbo frame's payload and then some. */
+    private static final int MAX_DATAGRAM = 9216 + 256;
     private static final ThreadLocal<java.nio.ByteBuffer> DIRECT_BUF =
-            ThreadLocal.withInitial(() -> java.nio.ByteBuffer.allocateDirect(9216 + 256));
+            ThreadLocal.withInitial(() -> java.nio.ByteBuffer.allocateDirect(MAX_DATAGRAM));
     private static final java.lang.reflect.Field EPOLL_SOCKET = epollSocketField();
 
     private static java.lang.reflect.Field epollSocketField() {
@@ -173,7 +175,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
         Bootstrap b = new Bootstrap().group(group)
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(9216 + 256))
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM))
                 .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
                 .handler(new Rx(dev));
         InternetProtocolFamily fam = a instanceof Inet6Address ? InternetProtocolFamily.IPv6
