@@ -14,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +30,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.InvalidSyntaxException;
-import org.osgi.framework.ServiceReference;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.test.common.annotation.InjectBundleContext;
@@ -87,7 +84,7 @@ class LoopbackHotUnplugTest {
 
     @BeforeEach
     void lo0() throws Exception {
-        loopbackBundle = bundle(LOOPBACK_BSN);
+        loopbackBundle = Frameworks.bundle(context, LOOPBACK_BSN);
         if (loopbackBundle.getState() != Bundle.ACTIVE) {
             loopbackBundle.start();
         }
@@ -215,7 +212,7 @@ class LoopbackHotUnplugTest {
         TrafficClient client = register(new TrafficClient(LO0, false, false));
         awaitSuccesses(awaitSession(client, 1), BRIEFLY);
         Map<String, Integer> threadsBefore = threadNames();
-        int servicesBefore = serviceCount();
+        int servicesBefore = Frameworks.serviceCount(context);
         assertEquals(1, threadsBefore.getOrDefault("traffic-" + LO0 + "-1to2", 0), "lane thread in " + threadsBefore);
         assertEquals(1, threadsBefore.getOrDefault(LO0_ENGINE, 0), "lo0's engine thread in " + threadsBefore);
         long posted = 0;
@@ -241,7 +238,7 @@ class LoopbackHotUnplugTest {
         awaitSuccesses(last, BRIEFLY);
         TrafficChecks.assertNoErrors(last);
         assertEquals(CYCLES + 1, client.sessions().size());
-        assertEquals(servicesBefore, serviceCount(), "service registrations before and after");
+        assertEquals(servicesBefore, Frameworks.serviceCount(context), "service registrations before and after");
         awaitValue("the same live threads as before the cycles", () -> threadsBefore, this::threadNames);
         assertEquals(List.of(), client.violations());
         System.out.printf("LoopbackHotUnplugTest: %d unplugs under traffic: %d work requests posted, %d flushed%n",
@@ -376,16 +373,6 @@ class LoopbackHotUnplugTest {
 
     private List<String> loNames() {
         return core().devices().stream().filter(d -> "loopback".equals(d.driverName())).map(IbDevice::name).toList();
-    }
-
-    private Bundle bundle(String bsn) {
-        return Arrays.stream(context.getBundles()).filter(b -> bsn.equals(b.getSymbolicName())).findFirst()
-                .orElseThrow(() -> new AssertionError("no bundle " + bsn));
-    }
-
-    private int serviceCount() throws InvalidSyntaxException {
-        ServiceReference<?>[] all = context.getAllServiceReferences(null, null);
-        return all == null ? 0 : all.length;
     }
 
     /** No engine thread but lo0's (a device's engine thread starts when work is first handed to it). */

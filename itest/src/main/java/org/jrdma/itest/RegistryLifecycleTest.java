@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -86,9 +85,9 @@ class RegistryLifecycleTest {
 
     @BeforeEach
     void steadyState() throws Exception {
-        coreBundle = bundle("ib-core");
-        driverBundle = bundle("itest-driver");
-        clientBundle = bundle("itest-client");
+        coreBundle = Frameworks.bundle(context, "ib-core");
+        driverBundle = Frameworks.bundle(context, "itest-driver");
+        clientBundle = Frameworks.bundle(context, "itest-client");
         startAll();
         recorder = waitFor(recorderService, "CallbackRecorder");
         probe = waitFor(probeService, "DriverProbe");
@@ -187,7 +186,7 @@ class RegistryLifecycleTest {
     @Test
     void tenDriverCyclesLeakNeitherThreadsNorServices() throws Exception {
         Map<String, Integer> threadsBefore = threadNames();
-        int servicesBefore = serviceCount();
+        int servicesBefore = Frameworks.serviceCount(context);
         int driversBefore = probe.driversCreated();
         for (int i = 1; i <= 10; i++) {
             String cycle = "cycle " + i + ": ";
@@ -202,7 +201,7 @@ class RegistryLifecycleTest {
             assertEquals(2 * OBJECTS_PER_DEVICE, probe.liveDriverObjects(), cycle);
         }
         assertEquals(driversBefore + 20, probe.driversCreated(), "one TestDriver per device registration");
-        assertEquals(servicesBefore, serviceCount(), "service registrations before and after");
+        assertEquals(servicesBefore, Frameworks.serviceCount(context), "service registrations before and after");
         // Nothing here starts a thread, so the live threads must be the same ones (by name). A thread
         // that is ending may still be listed for a moment: wait for that, boundedly; no tolerance.
         awaitValue("the same live threads as before the cycles", () -> threadsBefore, this::threadNames);
@@ -321,11 +320,6 @@ class RegistryLifecycleTest {
         }
     }
 
-    private Bundle bundle(String bsn) {
-        return Arrays.stream(context.getBundles()).filter(b -> bsn.equals(b.getSymbolicName())).findFirst()
-                .orElseThrow(() -> new AssertionError("no bundle " + bsn));
-    }
-
     private <T> List<T> services(Class<T> type, String filter) throws InvalidSyntaxException {
         List<T> out = new ArrayList<>();
         for (ServiceReference<T> ref : context.getServiceReferences(type, filter)) {
@@ -336,11 +330,6 @@ class RegistryLifecycleTest {
             }
         }
         return out;
-    }
-
-    private int serviceCount() throws InvalidSyntaxException {
-        ServiceReference<?>[] all = context.getAllServiceReferences(null, null);
-        return all == null ? 0 : all.length;
     }
 
     private Map<String, Integer> threadNames() {

@@ -20,7 +20,6 @@ import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Hashtable;
 import java.util.List;
@@ -46,8 +45,6 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.FrameworkEvent;
 import org.osgi.framework.FrameworkListener;
-import org.osgi.framework.InvalidSyntaxException;
-import org.osgi.framework.ServiceReference;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.test.common.annotation.InjectBundleContext;
@@ -130,7 +127,7 @@ class RxeHotUnplugTest {
 
     @BeforeEach
     void twoRxeDevices() throws Exception {
-        rxeBundle = bundle(RXE_BSN);
+        rxeBundle = Frameworks.bundle(context, RXE_BSN);
         if (rxeBundle.getState() != Bundle.ACTIVE) {
             rxeBundle.start();
         }
@@ -237,7 +234,7 @@ class RxeHotUnplugTest {
         assertEquals(2, first.lanes.size());
         awaitSuccesses(first, BRIEFLY);
         Map<String, Integer> threadsBefore = threadKinds();
-        int servicesBefore = serviceCount();
+        int servicesBefore = Frameworks.serviceCount(context);
         assertTrue(threadsBefore.keySet().stream().anyMatch(n -> n.startsWith("rxe-engine-")),
                 "rxe engine threads in " + threadsBefore);
         assertTrue(threadsBefore.keySet().stream().anyMatch(n -> n.startsWith("rxe-net-" + A)),
@@ -266,7 +263,7 @@ class RxeHotUnplugTest {
         awaitSuccesses(last, BRIEFLY);
         TrafficChecks.assertNoErrors(last);
         assertEquals(CYCLES + 1, client.sessions().size());
-        assertEquals(servicesBefore, serviceCount(), "service registrations before and after");
+        assertEquals(servicesBefore, Frameworks.serviceCount(context), "service registrations before and after");
         awaitValue("the same kinds and numbers of live threads as before the cycles", () -> threadsBefore,
                 this::threadKinds);
         assertEquals(List.of(), escaped, "exceptions");
@@ -492,16 +489,6 @@ class RxeHotUnplugTest {
 
     private List<String> rxeNames() {
         return core().devices().stream().filter(d -> "rxe".equals(d.driverName())).map(IbDevice::name).toList();
-    }
-
-    private Bundle bundle(String bsn) {
-        return Arrays.stream(context.getBundles()).filter(b -> bsn.equals(b.getSymbolicName())).findFirst()
-                .orElseThrow(() -> new AssertionError("no bundle " + bsn));
-    }
-
-    private int serviceCount() throws InvalidSyntaxException {
-        ServiceReference<?>[] all = context.getAllServiceReferences(null, null);
-        return all == null ? 0 : all.length;
     }
 
     private static List<String> rxeThreads() {
