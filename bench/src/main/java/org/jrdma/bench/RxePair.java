@@ -27,8 +27,7 @@ import org.jrdma.ib.core.WorkCompletion;
  */
 final class RxePair implements AutoCloseable {
     final IbCore core = IbCore.newInstance();
-    final String net = "127." + ThreadLocalRandom.current().nextInt(16, 250) + "."
-            + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+    final String net = randomLoopbackNet();
     final RxeNetDevice ra;
     final RxeNetDevice rb;
     final Side a;
@@ -60,6 +59,14 @@ final class RxePair implements AutoCloseable {
         void await(int n) {
             LoopbackPair.await(cq, wc, n, true);
         }
+    }
+
+    /**
+     * "127.X.Y.": a random /24 of the loopback range, so that runs on one host (or a baseline and an rxe
+     * pair in one JVM) never collide on a UDP port.
+     */
+    static String randomLoopbackNet() {
+        return "127." + ThreadLocalRandom.current().nextInt(16, 250) + "." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
     }
 
     RxePair(int bufferBytes, int depth) {

@@ -134,7 +134,7 @@ public class RxePingpongBench {
 
         @Setup(Level.Trial)
         public void setup() throws Exception {
-            String net = "127." + (20 + (int) (Math.random() * 200)) + "." + (1 + (int) (Math.random() * 200)) + ".";
+            String net = RxePair.randomLoopbackNet();
             a = DatagramChannel.open(StandardProtocolFamily.INET).bind(new InetSocketAddress(net + "1", UdpPair.PORT));
             b = DatagramChannel.open(StandardProtocolFamily.INET).bind(new InetSocketAddress(net + "2", UdpPair.PORT));
             addrB = new InetSocketAddress(net + "2", UdpPair.PORT);
@@ -179,7 +179,7 @@ public class RxePingpongBench {
 
         @Setup(Level.Trial)
         public void setup() throws Exception {
-            pair = new UdpPair("127." + (20 + (int) (Math.random() * 200)) + "." + (1 + (int) (Math.random() * 200)) + ".", true);
+            pair = new UdpPair(RxePair.randomLoopbackNet(), true);
         }
 
         @TearDown(Level.Trial)

@@ -97,7 +97,7 @@ public class RxeWriteBench {
 
         @Setup(Level.Trial)
         public void setup() throws Exception {
-            pair = new UdpPair("127." + (20 + (int) (Math.random() * 200)) + "." + (1 + (int) (Math.random() * 200)) + ".", false);
+            pair = new UdpPair(RxePair.randomLoopbackNet(), false);
             src = Unpooled.directBuffer(FIRST).writeZero(FIRST);
         }
 
