@@ -21,6 +21,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
@@ -37,7 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 2)
+@Warmup(iterations = 5, time = 2) // C2 competes for the two cores early on
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class RxePingpongBench {
@@ -55,10 +56,13 @@ public class RxePingpongBench {
         /** Answers a has received; the benchmark thread sleeps until it moves (as a blocked UDP receive). */
         volatile long answers;
         volatile Thread waiter;
+        boolean pollA;
+        /** Round trips a's handler still starts on its own (chained mode; 0: the benchmark thread starts each). */
+        int chain;
 
         @Setup(Level.Trial)
         public void setup() {
-            pair = new RxePair(1 << 16, DEPTH, cq -> {
+            pair = new RxePair(1 << 16, DEPTH, pollA ? null : cq -> {
                 // a: count b's answers, repost the receive, wake the benchmark thread
                 int n;
                 while ((n = cq.poll(wcA)) > 0) {
@@ -67,7 +71,12 @@ public class RxePingpongBench {
                         if (w.status() == WcStatus.SUCCESS && w.opcode() == WcOpcode.RECV) {
                             pair.a.qp.postRecv(recvA[(int) w.wrId()]);
                             answers++;
-                            LockSupport.unpark(waiter);
+                            if (chain > 0) {
+                                chain--;
+                                pair.a.qp.postSend(ping);
+                            } else {
+                                LockSupport.unpark(waiter);
+                            }
                         }
                     }
                 }
@@ -101,7 +110,9 @@ public class RxePingpongBench {
                 pair.a.qp.postRecv(recvA[i]);
                 pair.b.qp.postRecv(recvB[i]);
             }
-            pair.a.cq.reqNotify(CqNotify.NEXT_COMP, false);
+            if (!pollA) {
+                pair.a.cq.reqNotify(CqNotify.NEXT_COMP, false);
+            }
             pair.b.cq.reqNotify(CqNotify.NEXT_COMP, false);
         }
 
@@ -118,6 +129,57 @@ public class RxePingpongBench {
         s.waiter = Thread.currentThread();
         s.pair.a.qp.postSend(s.ping);
         while (s.answers == before) {
+            LockSupport.park();
+        }
+        return s.answers;
+    }
+
+    /**
+     * As ibv_rc_pingpong does by default (no -e): a has no completion handler, the benchmark thread
+     * polls a's CQ until b's answer is there. b still answers from its completion handler.
+     */
+    @State(Scope.Thread)
+    public static class RcPoll extends Rc {
+        @Override
+        @Setup(Level.Trial)
+        public void setup() {
+            pollA = true;
+            super.setup();
+        }
+    }
+
+    @Benchmark
+    public long rcPingpongPoll(RcPoll s) {
+        s.pair.a.qp.postSend(s.ping);
+        WorkCompletion[] wc = s.wcA;
+        while (true) {
+            int n = s.pair.a.cq.poll(wc);
+            for (int i = 0; i < n; i++) {
+                WorkCompletion w = wc[i];
+                if (w.opcode() == WcOpcode.RECV) {
+                    s.pair.a.qp.postRecv(s.recvA[(int) w.wrId()]);
+                    return ++s.answers;
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    static final int CHAIN = 100;
+
+    /**
+     * {@value #CHAIN} round trips driven by the completion handlers on both sides (a's handler sends the
+     * next ping from its completion path, as b answers): each side reacts on the thread that received,
+     * as both sides of the blocking UDP pingpong do. The benchmark thread only waits for the chain's end.
+     */
+    @Benchmark
+    @OperationsPerInvocation(CHAIN)
+    public long rcPingpongChained(Rc s) {
+        long before = s.answers;
+        s.waiter = Thread.currentThread();
+        s.chain = CHAIN - 1;
+        s.pair.a.qp.postSend(s.ping);
+        while (s.answers - before < CHAIN) {
             LockSupport.park();
         }
         return s.answers;
@@ -172,6 +234,28 @@ public class RxePingpongBench {
         return s.in.position();
     }
 
+    /** The plain UDP pingpong with a spinning on a non-blocking receive (the polling counterpart). */
+    @State(Scope.Thread)
+    public static class UdpSpin extends Udp {
+        @Override
+        @Setup(Level.Trial)
+        public void setup() throws Exception {
+            super.setup();
+            a.configureBlocking(false);
+        }
+    }
+
+    @Benchmark
+    public int udpPingpongSpin(UdpSpin s) throws Exception {
+        s.out.clear();
+        s.a.send(s.out, s.addrB);
+        s.in.clear();
+        while (s.a.receive(s.in) == null) {
+            Thread.onSpinWait();
+        }
+        return s.in.position();
+    }
+
     @State(Scope.Thread)
     public static class NettyUdp {
         UdpPair pair;
@@ -188,19 +272,19 @@ public class RxePingpongBench {
         }
     }
 
-    /**
-     * The same pingpong through Netty epoll event loops (b echoes in its loop; a's loop wakes the
-     * benchmark thread): the transport structure hw-rxe has, without RoCE.
-     */
+    /** The chained pingpong through Netty event loops: a's loop sends the next datagram itself. */
     @Benchmark
-    public long nettyUdpPingpong(NettyUdp s) {
+    @OperationsPerInvocation(CHAIN)
+    public long nettyUdpPingpongChained(NettyUdp s) {
         long before = s.pair.repliesA;
         s.pair.waiter = Thread.currentThread();
+        s.pair.chain = CHAIN - 1;
         s.pair.a.writeAndFlush(new io.netty.channel.socket.DatagramPacket(s.out.retainedDuplicate(), s.pair.addrB),
                 s.pair.a.voidPromise());
-        while (s.pair.repliesA == before) {
+        while (s.pair.repliesA - before < CHAIN) {
             LockSupport.park();
         }
         return s.pair.repliesA;
     }
+
 }

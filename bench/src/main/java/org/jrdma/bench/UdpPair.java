@@ -39,6 +39,8 @@ final class UdpPair implements AutoCloseable {
     final AtomicLong bytesB = new AtomicLong();
     volatile long repliesA;
     volatile Thread waiter;
+    /** Pingpong: datagrams a still sends back on its own before waking the waiter (chained mode). */
+    int chain;
 
     /** @param echo whether b sends every datagram back to a from its event loop */
     UdpPair(String net, boolean echo) throws Exception {
@@ -50,8 +52,14 @@ final class UdpPair implements AutoCloseable {
         a = bind(ga, addrA, epoll, new ChannelInboundHandlerAdapter() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                ((DatagramPacket) msg).release();
+                DatagramPacket p = (DatagramPacket) msg;
                 repliesA++;
+                if (chain > 0) {
+                    chain--;
+                    ctx.writeAndFlush(new DatagramPacket(p.content(), addrB), ctx.voidPromise());
+                    return;
+                }
+                p.release();
                 Thread w = waiter;
                 if (w != null) {
                     java.util.concurrent.locks.LockSupport.unpark(w);

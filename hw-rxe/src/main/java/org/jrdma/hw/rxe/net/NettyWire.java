@@ -77,6 +77,11 @@ public final class NettyWire implements RxeWire, AutoCloseable {
     static final boolean DIRECT = !"false".equals(System.getProperty("jrdma.rxe.net.direct"));
     /** The largest datagram read or sent: a 9000-byte jumbo frame's payload and then some. */
     private static final int MAX_DATAGRAM = 9216 + 256;
+    /**
+     * Datagrams one recvmmsg(2) reads into one buffer (epoll; {@code -Djrdma.rxe.net.recvmmsg=1}: one recvmsg
+     * per datagram). A round trip's ACK and answer arrive together; one read takes both.
+     */
+    static final int RECV_BATCH = Integer.getInteger("jrdma.rxe.net.recvmmsg", 8);
     private static final ThreadLocal<java.nio.ByteBuffer> DIRECT_BUF =
             ThreadLocal.withInitial(() -> java.nio.ByteBuffer.allocateDirect(MAX_DATAGRAM));
     private static final java.lang.reflect.Field EPOLL_SOCKET = epollSocketField();
@@ -175,13 +180,17 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
         Bootstrap b = new Bootstrap().group(group)
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM))
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(
+                        epoll && RECV_BATCH > 1 ? MAX_DATAGRAM * RECV_BATCH : MAX_DATAGRAM))
                 .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
                 .handler(new Rx(dev));
         InternetProtocolFamily fam = a instanceof Inet6Address ? InternetProtocolFamily.IPv6
                 : InternetProtocolFamily.IPv4;
         if (epoll) {
             b.channelFactory(() -> new EpollDatagramChannel(fam));
+            if (RECV_BATCH > 1) {
+                b.option(io.netty.channel.epoll.EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM);
+            }
         } else {
             b.channelFactory(() -> new NioDatagramChannel(fam));
         }
@@ -328,6 +337,16 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
 
         void offer(DatagramPacket p) {
+            if (reading && q.isEmpty() && !scheduled.get() && ch.eventLoop().inEventLoop()) {
+                // answering from inside a read (an ACK, a reply posted by a completion handler): written
+                // now, flushed once when the read batch ends (Rx.channelReadComplete), with sendmmsg
+                // when there is more than one
+                ch.write(p, ch.voidPromise());
+                if (!dirty.contains(this)) {
+                    dirty.add(this);
+                }
+                return;
+            }
             if (direct != null && q.isEmpty() && !scheduled.get() && sendDirect(p)) {
                 return;
             }
@@ -386,6 +405,22 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
     }
 
+    /**
+     * True while this wire's event loop runs a read batch (only that thread reads or writes it, and the
+     * loop group has one thread). Sends made then are written unflushed to {@link #dirty}.
+     */
+    private boolean reading;
+    private final java.util.ArrayList<Tx> dirty = new java.util.ArrayList<>();
+
+    /** Ends a read batch: flushes what its handling wrote. */
+    private void readComplete() {
+        reading = false;
+        for (int i = 0; i < dirty.size(); i++) {
+            dirty.get(i).ch.flush();
+        }
+        dirty.clear();
+    }
+
     /** Hands each datagram's content to the device (which owns it from then on). */
     private final class Rx extends ChannelInboundHandlerAdapter {
         private final RxeDevice dev;
@@ -401,11 +436,22 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 return;
             }
             received.incrementAndGet();
+            reading = true;
             InetSocketAddress s = p.sender();
             InetSocketAddress r = p.recipient();
             InetAddress local = r != null && !r.getAddress().isAnyLocalAddress() ? r.getAddress()
                     : ((InetSocketAddress) ctx.channel().localAddress()).getAddress();
             dev.rcv(p.content(), s.getAddress(), local, s.getPort());
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            readComplete();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            readComplete();
         }
 
         @Override
