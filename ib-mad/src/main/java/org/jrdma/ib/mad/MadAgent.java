@@ -1,0 +1,48 @@
+package org.jrdma.ib.mad;
+
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.QpType;
+
+/**
+ * {@code struct ib_mad_agent}: a client's registration on one port's SMI or GSI QP. Sends go out on
+ * that QP; the responses to them and the unsolicited MADs the agent claimed come to its handler.
+ */
+public interface MadAgent extends AutoCloseable {
+    IbDevice device();
+
+    int port();
+
+    /** SMI (QP0) or GSI (QP1). */
+    QpType qpType();
+
+    /**
+     * The high 32 bits this agent puts in the TIDs of its requests ({@code hi_tid}): responses are routed
+     * to the agent by them. {@link #newTid()} makes a TID with them.
+     */
+    int hiTid();
+
+    /** A fresh transaction ID for a request of this agent. */
+    long newTid();
+
+    /**
+     * {@code ib_post_send_mad}. A send with a timeout is a request: it is done when its response arrives
+     * (matched by TID and class), or after {@code retries} resends without one (RESP_TIMEOUT_ERR).
+     *
+     * @throws org.jrdma.ib.core.VerbsException EINVAL for a bad send (no destination, not a MAD), ENODEV
+     *         if the agent is closed or its port gone
+     */
+    void send(MadSend send);
+
+    /** {@code ib_cancel_mad}: the send, if still outstanding, completes with WR_FLUSH_ERR. */
+    void cancel(MadSend send);
+
+    /**
+     * {@code ib_modify_mad}: restarts a waiting request's response timer with a new timeout (an MRA
+     * asks for more time); false if it is not outstanding any more.
+     */
+    boolean modify(MadSend send, int timeoutMs);
+
+    /** {@code ib_unregister_mad_agent}: outstanding sends complete with WR_FLUSH_ERR; no callback afterwards. */
+    @Override
+    void close();
+}
