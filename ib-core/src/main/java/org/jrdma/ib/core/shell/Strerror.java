@@ -25,7 +25,12 @@ final class Strerror {
             case ENOSPC -> "No space left on device";
             case ERANGE -> "Numerical result out of range";
             case EOPNOTSUPP -> "Operation not supported";
+            case EADDRINUSE -> "Address already in use";
+            case EADDRNOTAVAIL -> "Cannot assign requested address";
+            case ENETUNREACH -> "Network is unreachable";
+            case ECONNRESET -> "Connection reset by peer";
             case ETIMEDOUT -> "Connection timed out";
+            case ECONNREFUSED -> "Connection refused";
             default -> "Unknown error " + errno.value();
         };
     }
