@@ -1,0 +1,182 @@
+package org.jrdma.ib.cm.impl;
+
+import java.net.InetSocketAddress;
+
+import org.jrdma.ib.cm.RdmaCmEventHandler;
+import org.jrdma.ib.cm.RdmaCmId;
+import org.jrdma.ib.cm.RdmaConnParam;
+import org.jrdma.ib.cm.RdmaPortSpace;
+import org.jrdma.ib.cm.wire.CmReq;
+import org.jrdma.ib.core.Gid;
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.ProtectionDomain;
+import org.jrdma.ib.core.QpInitAttr;
+import org.jrdma.ib.core.QueuePair;
+import org.jrdma.ib.mad.MadSend;
+
+/**
+ * {@code struct rdma_id_private} with its IB CM connection ({@code struct cm_id_private}): the RDMA CM
+ * id a consumer holds. Every field is guarded by the service's lock; the calls delegate to
+ * {@link RdmaCmService}, which owns the state machine.
+ */
+final class CmaId implements RdmaCmId {
+    final RdmaCmService cm;
+    final RdmaCmEventHandler handler;
+    final RdmaPortSpace ps;
+    /** The listener whose CONNECT_REQUEST made this id, or null. */
+    final CmaId listener;
+
+    CmState state = CmState.IDLE;
+    volatile Object context;
+
+    // addressing
+    InetSocketAddress local;
+    InetSocketAddress remote;
+    IbDevice device;
+    int port;
+    int sgidIndex;
+    Gid sgid;
+    Gid dgid;
+    /** The UDP/TCP-style port this id holds in its port space (released on destroy), or 0. */
+    int boundPort;
+
+    QueuePair qp;
+
+    // the IB CM connection
+    int localCommId;
+    int remoteCommId;
+    long remoteCaGuid;
+    int remoteQpn;
+    int startingPsn;
+    /** The TID of the exchange in progress (REQ/REP/RTU share the REQ's; DREQ/DREP the DREQ's). */
+    long tid;
+    long dreqTid;
+    /** The REQ this passive id answers (path, PSN, timeouts), or null. */
+    CmReq req;
+    /** The consumer's connect or accept parameters. */
+    RdmaConnParam param;
+    /** The MAD being retransmitted until answered (REQ, REP or DREQ), or null. */
+    MadSend outstanding;
+    /** The last REP or RTU or DREP sent, to answer duplicates with. */
+    MadSend lastReply;
+    boolean removalDelivered;
+    boolean destroyed;
+
+    CmaId(RdmaCmService cm, RdmaCmEventHandler handler, RdmaPortSpace ps, CmaId listener) {
+        this.cm = cm;
+        this.handler = handler;
+        this.ps = ps;
+        this.listener = listener;
+    }
+
+    @Override
+    public void bindAddr(InetSocketAddress addr) {
+        cm.bind(this, addr);
+    }
+
+    @Override
+    public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
+        cm.resolveAddr(this, src, dst, timeoutMs);
+    }
+
+    @Override
+    public void resolveRoute(int timeoutMs) {
+        cm.resolveRoute(this, timeoutMs);
+    }
+
+    @Override
+    public void listen(int backlog) {
+        cm.listen(this, backlog);
+    }
+
+    @Override
+    public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        return cm.createQp(this, pd, attr);
+    }
+
+    @Override
+    public void destroyQp() {
+        cm.destroyQp(this);
+    }
+
+    @Override
+    public void connect(RdmaConnParam param) {
+        cm.connect(this, param);
+    }
+
+    @Override
+    public void accept(RdmaConnParam param) {
+        cm.accept(this, param);
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        cm.reject(this, privateData);
+    }
+
+    @Override
+    public void disconnect() {
+        cm.disconnect(this);
+    }
+
+    @Override
+    public void close() {
+        cm.destroy(this);
+    }
+
+    @Override
+    public IbDevice device() {
+        synchronized (cm.lock) {
+            return device;
+        }
+    }
+
+    @Override
+    public int portNum() {
+        synchronized (cm.lock) {
+            return port;
+        }
+    }
+
+    @Override
+    public QueuePair qp() {
+        synchronized (cm.lock) {
+            return qp;
+        }
+    }
+
+    @Override
+    public InetSocketAddress localAddr() {
+        synchronized (cm.lock) {
+            return local;
+        }
+    }
+
+    @Override
+    public InetSocketAddress remoteAddr() {
+        synchronized (cm.lock) {
+            return remote;
+        }
+    }
+
+    @Override
+    public RdmaPortSpace portSpace() {
+        return ps;
+    }
+
+    @Override
+    public Object context() {
+        return context;
+    }
+
+    @Override
+    public void context(Object context) {
+        this.context = context;
+    }
+
+    @Override
+    public String toString() {
+        return "rdma_cm_id[" + state + " " + local + " -> " + remote + (device != null ? " " + device.name() + "/" + port : "")
+                + (localCommId != 0 ? String.format(" comm 0x%08x/0x%08x", localCommId, remoteCommId) : "") + "]";
+    }
+}
