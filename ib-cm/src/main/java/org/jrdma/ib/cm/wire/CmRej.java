@@ -1,0 +1,87 @@
+package org.jrdma.ib.cm.wire;
+
+import org.jrdma.ib.mad.Mad;
+
+/**
+ * REJ, reject (IBTA table 108): local comm ID at 0, remote comm ID at 4, message rejected (2 bits) at the top of
+ * byte 8, rejected info length (7 bits) at the top of byte 9, reason (16) at 10, 72 bytes of additional
+ * rejection information (ARI) at 12, 148 bytes of private data at 84.
+ */
+public final class CmRej {
+    /** {@code IB_CM_REJ_PRIVATE_DATA_SIZE}. */
+    public static final int PRIVATE_DATA_SIZE = 148;
+    /** {@code IB_CM_REJ_ARI_LENGTH}. */
+    public static final int ARI_LENGTH = 72;
+    static final int ARI = 12;
+    static final int PRIVATE_DATA = 84;
+
+    private int localCommId;
+    private int remoteCommId;
+    private int messageRejected;
+    private int rejectedInfoLength;
+    private int reason;
+    private byte[] ari = new byte[ARI_LENGTH];
+    private byte[] privateData = new byte[PRIVATE_DATA_SIZE];
+
+    public int localCommId() { return localCommId; }
+    public CmRej localCommId(int v) { localCommId = v; return this; }
+    public int remoteCommId() { return remoteCommId; }
+    public CmRej remoteCommId(int v) { remoteCommId = v; return this; }
+    /** {@link CmMra#MSG_REQ}, {@link CmMra#MSG_REP} or {@link CmMra#MSG_OTHER}. */
+    public int messageRejected() { return messageRejected; }
+    public CmRej messageRejected(int v) { messageRejected = Wire.check("message rejected", v, 2); return this; }
+    /** The number of valid ARI bytes (Linux: the {@code ari_length} given to {@code ib_send_cm_rej}). */
+    public int rejectedInfoLength() { return rejectedInfoLength; }
+    public CmRej rejectedInfoLength(int v) {
+        if (Wire.check("rejected info length", v, 7) > ARI_LENGTH) {
+            throw new IllegalArgumentException("rejected info length is at most " + ARI_LENGTH + ", not " + v);
+        }
+        rejectedInfoLength = v;
+        return this;
+    }
+    /** The reason code ({@link CmRejReason#code()}; unknown codes are kept as they are). */
+    public int reason() { return reason; }
+    public CmRej reason(int v) { reason = Wire.check("reason", v, 16); return this; }
+    public CmRej reason(CmRejReason v) { reason = v.code(); return this; }
+    /** The 72 bytes of additional rejection information. */
+    public byte[] ari() { return ari.clone(); }
+    /** Zero-padded to 72 bytes; IllegalArgumentException if longer. Does not set {@link #rejectedInfoLength}. */
+    public CmRej ari(byte[] v) { ari = Wire.fixed("REJ ARI", v, ARI_LENGTH); return this; }
+    public byte[] privateData() { return privateData.clone(); }
+    /** Zero-padded to 148 bytes; IllegalArgumentException if longer. */
+    public CmRej privateData(byte[] v) { privateData = Wire.fixed("REJ private data", v, PRIVATE_DATA_SIZE); return this; }
+
+    public static CmRej decode(Mad m) {
+        CmAttr.expect(m, CmAttr.REJ);
+        int d = CmAttr.DATA;
+        CmRej r = new CmRej()
+                .localCommId((int) m.u32(d))
+                .remoteCommId((int) m.u32(d + 4))
+                .messageRejected(m.u8(d + 8) >>> 6)
+                .reason(m.u16(d + 10));
+        r.rejectedInfoLength = m.u8(d + 9) >>> 1; // as received, even past 72
+        r.ari = Wire.read(m, d + ARI, ARI_LENGTH);
+        r.privateData = Wire.read(m, d + PRIVATE_DATA, PRIVATE_DATA_SIZE);
+        return r;
+    }
+
+    public Mad encode(long tid) {
+        Mad m = CmAttr.header(CmAttr.REJ, tid);
+        int d = CmAttr.DATA;
+        m.u32(d, localCommId & 0xffffffffL);
+        m.u32(d + 4, remoteCommId & 0xffffffffL);
+        m.u8(d + 8, messageRejected << 6);
+        m.u8(d + 9, rejectedInfoLength << 1);
+        m.u16(d + 10, reason);
+        Wire.write(m, d + ARI, ari);
+        Wire.write(m, d + PRIVATE_DATA, privateData);
+        return m;
+    }
+
+    @Override
+    public String toString() {
+        CmRejReason r = CmRejReason.find(reason);
+        return String.format("REJ local_comm_id 0x%08x remote_comm_id 0x%08x message_rejected %d reason %d%s ari_length %d",
+                localCommId, remoteCommId, messageRejected, reason, r == null ? "" : " (" + r + ")", rejectedInfoLength);
+    }
+}
