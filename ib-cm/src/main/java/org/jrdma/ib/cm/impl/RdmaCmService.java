@@ -384,9 +384,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 throw new VerbsException(Errno.EINVAL, "rdma_connect: create the QP first (rdma_create_qp)");
             }
             byte[] user = param.privateData();
-            if (user.length > CmaHeader.MAX_USER_DATA) {
+            if (user.length > CmaHeader.REQ_USER_DATA_SIZE) {
                 throw new VerbsException(Errno.EINVAL, "rdma_connect: private data of " + user.length
-                        + " bytes, at most " + CmaHeader.MAX_USER_DATA);
+                        + " bytes, at most " + CmaHeader.REQ_USER_DATA_SIZE);
             }
             id.param = param;
             id.localCommId = newCommId(id);
@@ -396,13 +396,13 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             CmReq req = new CmReq().localCommId(id.localCommId).serviceId(id.ps.serviceId(id.remote.getPort()))
                     .localCaGuid(id.device.nodeGuid()).localQkey(0).localQpn(id.qp.qpNum())
                     .responderResources(param.responderResources()).initiatorDepth(param.initiatorDepth())
-                    .remoteCmResponseTimeout(CM_RESPONSE_TIMEOUT).transportType(0).flowControl(param.flowControl())
+                    .remoteCmResponseTimeout(CM_RESPONSE_TIMEOUT).transportType(0).flowControl(param.flowControl() != 0)
                     .startingPsn(id.startingPsn).localCmResponseTimeout(CM_RESPONSE_TIMEOUT)
                     .retryCount(param.retryCount()).pkey(0xffff).pathMtu(mtu.code())
                     .rnrRetryCount(param.rnrRetryCount()).maxCmRetries(MAX_CM_RETRIES).srq(param.srq())
                     .primaryPath(new CmPath().localLid(0xffff).remoteLid(0xffff).localGid(id.sgid).remoteGid(id.dgid)
                             .packetRate(7).hopLimit(64).localAckTimeout(ackTimeout()))
-                    .privateData(new CmaHeader(id.local.getPort(), id.local.getAddress(), id.remote.getAddress())
+                    .privateData(new CmaHeader(id.local.getAddress(), id.local.getPort(), id.remote.getAddress())
                             .encode(user));
             id.state = CmState.REQ_SENT;
             id.outstanding = send(id, agent, req.encode(id.tid), id.dgid, MAD_TIMEOUT_MS, MAX_CM_RETRIES);
@@ -454,7 +454,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             CmRep rep = new CmRep().localCommId(id.localCommId).remoteCommId(id.remoteCommId).localQkey(0)
                     .localQpn(id.qp.qpNum()).startingPsn(id.startingPsn)
                     .responderResources(param.responderResources()).initiatorDepth(param.initiatorDepth())
-                    .targetAckDelay(TARGET_ACK_DELAY).failoverAccepted(0).flowControl(param.flowControl())
+                    .targetAckDelay(TARGET_ACK_DELAY).failoverAccepted(0).flowControl(param.flowControl() != 0)
                     .rnrRetryCount(param.rnrRetryCount()).srq(id.qp.srq() != null)
                     .localCaGuid(id.device.nodeGuid()).privateData(pd);
             id.state = CmState.REP_SENT;
@@ -743,7 +743,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 return; // the REQ is being answered (cm_dup_req_handler)
             }
             if (req.transportType() != 0) {
-                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_QP_TYPE, 0,
+                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_TRANSPORT_TYPE, 0,
                         new byte[0]);
                 return;
             }
@@ -756,8 +756,8 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                         new byte[0]);
                 return;
             }
-            CmaRoute.Endpoint here = CmaRoute.find(List.of(dev), hdr.dst());
-            listener = findListener(req.serviceId(), hdr.dst(), dev, here);
+            CmaRoute.Endpoint here = CmaRoute.find(List.of(dev), hdr.dstAddr());
+            listener = findListener(req.serviceId(), hdr.dstAddr(), dev, here);
             if (listener == null || here == null) {
                 count("rej_no_listener");
                 sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_SERVICE_ID, 0,
@@ -767,8 +767,8 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             conn = new CmaId(this, listener.handler, listener.ps, listener);
             conn.context = listener.context;
             at(conn, here);
-            conn.local = new InetSocketAddress(hdr.dst(), listener.local.getPort());
-            conn.remote = new InetSocketAddress(hdr.src(), hdr.port());
+            conn.local = new InetSocketAddress(hdr.dstAddr(), listener.local.getPort());
+            conn.remote = new InetSocketAddress(hdr.srcAddr(), hdr.port());
             conn.dgid = from;
             conn.req = req;
             conn.tid = r.mad().tid();
@@ -784,7 +784,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         }
         RdmaConnParam p = new RdmaConnParam().privateData(CmaHeader.userData(req.privateData()))
                 .responderResources(req.responderResources()).initiatorDepth(req.initiatorDepth())
-                .flowControl(req.flowControl()).retryCount(req.retryCount()).rnrRetryCount(req.rnrRetryCount())
+                .flowControl(req.flowControl() ? 1 : 0).retryCount(req.retryCount()).rnrRetryCount(req.rnrRetryCount())
                 .srq(req.srq()).qpNum(req.localQpn());
         dispatch(conn, new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, conn, listener, 0, p));
     }
@@ -852,7 +852,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             count("established");
             ev = new RdmaCmEvent(RdmaCmEventType.ESTABLISHED, id, null, 0,
                     new RdmaConnParam().privateData(rep.privateData()).responderResources(rep.responderResources())
-                            .initiatorDepth(rep.initiatorDepth()).flowControl(rep.flowControl())
+                            .initiatorDepth(rep.initiatorDepth()).flowControl(rep.flowControl() ? 1 : 0)
                             .rnrRetryCount(rep.rnrRetryCount()).srq(rep.srq()).qpNum(rep.localQpn()));
         }
         dispatch(id, ev);
