@@ -55,7 +55,7 @@ import org.jrdma.ib.mad.MadService;
  */
 final class MadPort {
     /** Receive buffers per QP ({@code mad_recvq_size} is 512 in Linux). */
-    static final int RECV_DEPTH = 128;
+    static final int RECV_DEPTH = 256;
     /** Send buffers (and send queue depth) per QP ({@code mad_sendq_size} is 128 in Linux). */
     static final int SEND_DEPTH = 64;
     /** One receive buffer: the 40-byte GRH room, then the MAD. */
