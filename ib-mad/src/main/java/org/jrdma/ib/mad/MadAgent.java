@@ -1,5 +1,7 @@
 package org.jrdma.ib.mad;
 
+import org.jrdma.ib.core.AhAttr;
+import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.QpType;
 
@@ -41,6 +43,31 @@ public interface MadAgent extends AutoCloseable {
      * asks for more time); false if it is not outstanding any more.
      */
     boolean modify(MadSend send, int timeoutMs);
+
+    /**
+     * {@code ib_init_ah_attr_from_wc}: the address vector back to the sender of {@code recv}, for a
+     * response ({@code new MadSend(resp).ah(agent.ahAttrFromWc(recv)).remoteQpn(recv.srcQp())}). The
+     * DLID is the sender's LID; with a GRH the DGID is the sender's GID and the source GID index is the
+     * one of this port's GIDs the MAD was sent to (0 if none matches).
+     */
+    default AhAttr ahAttrFromWc(MadRecv recv) {
+        AhAttr av = new AhAttr().portNum(port()).dlid(recv.slid()).sl(recv.sl());
+        if (recv.sgid() != null) {
+            int sgidIndex = 0;
+            if (recv.dgid() != null) {
+                int n = device().queryPort(port()).gidTblLen();
+                for (int i = 0; i < n; i++) {
+                    Gid g = device().queryGid(port(), i);
+                    if (recv.dgid().equals(g)) {
+                        sgidIndex = i;
+                        break;
+                    }
+                }
+            }
+            av.grh(recv.sgid(), sgidIndex);
+        }
+        return av;
+    }
 
     /** {@code ib_unregister_mad_agent}: outstanding sends complete with WR_FLUSH_ERR; no callback afterwards. */
     @Override

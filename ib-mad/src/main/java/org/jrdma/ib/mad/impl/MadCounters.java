@@ -1,0 +1,51 @@
+package org.jrdma.ib.mad.impl;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The per-port counters of the MAD layer (both special QPs together). */
+final class MadCounters {
+    /** MADs posted (every transmission, resends and generated replies included). */
+    static final String SENT = "sent";
+    /** MADs received (every successful receive completion, malformed ones included). */
+    static final String RCVD = "rcvd";
+    /** Resends of a request after a response timeout. */
+    static final String RETRIES = "retries";
+    /** Requests that ended in RESP_TIMEOUT_ERR. */
+    static final String TIMEOUTS = "timeouts";
+    /** Send completions in error (other than flushes at teardown). */
+    static final String SEND_ERRORS = "send_errors";
+    /** Receive completions in error (other than flushes at teardown). */
+    static final String RECV_ERRORS = "recv_errors";
+    /** Too short, base version not 1, or a class that does not belong on the QP. */
+    static final String DROPPED_MALFORMED = "dropped_malformed";
+    /** Requests no agent claims (and that are not Get/Set, which get a reply). */
+    static final String DROPPED_UNCLAIMED = "dropped_unclaimed";
+    /** Responses that match no outstanding request. */
+    static final String DROPPED_UNMATCHED_RESP = "dropped_unmatched_resp";
+    /** GetResp with status UNSUPPORTED_METHOD_ATTRIB sent for unclaimed Get/Set. */
+    static final String UNSUPPORTED_REPLIES = "unsupported_replies";
+    /** Sends that waited for a free send slot (send queue full). */
+    static final String SEND_QUEUED = "send_queued";
+
+    private final Map<String, AtomicLong> c = new LinkedHashMap<>();
+
+    MadCounters() {
+        for (String n : new String[] {SENT, RCVD, RETRIES, TIMEOUTS, SEND_ERRORS, RECV_ERRORS, DROPPED_MALFORMED,
+                DROPPED_UNCLAIMED, DROPPED_UNMATCHED_RESP, UNSUPPORTED_REPLIES, SEND_QUEUED}) {
+            c.put(n, new AtomicLong());
+        }
+    }
+
+    void inc(String name) {
+        c.get(name).incrementAndGet();
+    }
+
+    Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        c.forEach((k, v) -> m.put(k, v.get()));
+        return Collections.unmodifiableMap(m);
+    }
+}
