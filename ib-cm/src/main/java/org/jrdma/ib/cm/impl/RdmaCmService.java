@@ -391,7 +391,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             id.param = param;
             id.localCommId = newCommId(id);
             id.startingPsn = ThreadLocalRandom.current().nextInt(1 << 24);
-            id.tid = agent.newTid();
+            id.tid = cmTid(agent, id.localCommId);
             Mtu mtu = id.device.queryPort(id.port).activeMtu();
             CmReq req = new CmReq().localCommId(id.localCommId).serviceId(id.ps.serviceId(id.remote.getPort()))
                     .localCaGuid(id.device.nodeGuid()).localQkey(0).localQpn(id.qp.qpNum())
@@ -401,7 +401,8 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                     .retryCount(param.retryCount()).pkey(0xffff).pathMtu(mtu.code())
                     .rnrRetryCount(param.rnrRetryCount()).maxCmRetries(MAX_CM_RETRIES).srq(param.srq())
                     .primaryPath(new CmPath().localLid(0xffff).remoteLid(0xffff).localGid(id.sgid).remoteGid(id.dgid)
-                            .packetRate(7).hopLimit(64).localAckTimeout(ackTimeout()))
+                            .flowLabel(flowLabel(id.local.getPort(), id.remote.getPort())).packetRate(0).hopLimit(64)
+                            .localAckTimeout(ackTimeout()))
                     .privateData(new CmaHeader(id.local.getAddress(), id.local.getPort(), id.remote.getAddress())
                             .encode(user));
             id.state = CmState.REQ_SENT;
@@ -409,6 +410,16 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             byCommId.put(id.localCommId, id);
             count("req_sent");
         }
+    }
+
+    /** {@code cm_form_tid}: the agent's hi_tid above the local comm ID as it lies in memory (little-endian). */
+    static long cmTid(MadAgent agent, int localCommId) {
+        return (long) agent.hiTid() << 32 | (Integer.reverseBytes(localCommId) & 0xffffffffL);
+    }
+
+    /** {@code rdma_calc_flow_label} as cma.c uses it for RoCEv2: from the two ports of the connection. */
+    static int flowLabel(int srcPort, int dstPort) {
+        return (srcPort * 31 + dstPort) & 0xfffff;
     }
 
     /** {@code cm_ack_timeout(ca_ack_delay, packet_life_time)}: the QP's local ACK timeout. */
@@ -488,7 +499,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 case ESTABLISHED, REP_SENT -> {
                     cancelOutstanding(id);
                     MadAgent agent = agent(id);
-                    id.dreqTid = agent.newTid();
+                    id.dreqTid = cmTid(agent, id.localCommId);
                     CmDreq dreq = new CmDreq().localCommId(id.localCommId).remoteCommId(id.remoteCommId)
                             .remoteQpn(id.remoteQpn);
                     id.state = CmState.DREQ_SENT;
