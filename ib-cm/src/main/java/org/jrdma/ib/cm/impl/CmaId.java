@@ -47,6 +47,7 @@ final class CmaId implements RdmaCmId {
     int remoteCommId;
     long remoteCaGuid;
     int remoteQpn;
+    /** The starting PSN this side put in its REQ or REP: the first PSN its receive queue expects. */
     int startingPsn;
     /** The TID of the exchange in progress (REQ/REP/RTU share the REQ's; DREQ/DREP the DREQ's). */
     long tid;

@@ -390,6 +390,8 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             }
             id.param = param;
             id.localCommId = newCommId(id);
+            // a CM message's starting PSN is the one its sender's receive queue expects (the peer sends
+            // with it): cm.c sets rq_psn from its own REQ/REP and sq_psn from the peer's
             id.startingPsn = ThreadLocalRandom.current().nextInt(1 << 24);
             id.tid = cmTid(agent, id.localCommId);
             Mtu mtu = id.device.queryPort(id.port).activeMtu();
@@ -456,9 +458,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             // cma_modify_qp_rtr and cma_modify_qp_rts, before the REP goes out (cma_accept_ib)
             id.qp.modify(new QpAttr().state(QpState.RTR)
                     .av(new AhAttr().portNum(id.port).grh(id.dgid, id.sgidIndex)).pathMtu(mtu)
-                    .destQpNum(req.localQpn()).rqPsn(req.startingPsn())
+                    .destQpNum(req.localQpn()).rqPsn(id.startingPsn)
                     .maxDestRdAtomic(Math.max(1, param.responderResources())).minRnrTimer(12));
-            id.qp.modify(new QpAttr().state(QpState.RTS).sqPsn(id.startingPsn)
+            id.qp.modify(new QpAttr().state(QpState.RTS).sqPsn(req.startingPsn())
                     .timeout(req.primaryPath().localAckTimeout()).retryCnt(req.retryCount())
                     .rnrRetry(param.rnrRetryCount()).maxRdAtomic(Math.max(1, param.initiatorDepth())));
             id.remoteQpn = req.localQpn();
@@ -842,9 +844,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 Mtu mtu = id.device.queryPort(id.port).activeMtu();
                 id.qp.modify(new QpAttr().state(QpState.RTR)
                         .av(new AhAttr().portNum(id.port).grh(id.dgid, id.sgidIndex)).pathMtu(mtu)
-                        .destQpNum(rep.localQpn()).rqPsn(rep.startingPsn())
+                        .destQpNum(rep.localQpn()).rqPsn(id.startingPsn)
                         .maxDestRdAtomic(Math.max(1, mine.responderResources())).minRnrTimer(12));
-                id.qp.modify(new QpAttr().state(QpState.RTS).sqPsn(id.startingPsn).timeout(ackTimeout())
+                id.qp.modify(new QpAttr().state(QpState.RTS).sqPsn(rep.startingPsn()).timeout(ackTimeout())
                         .retryCnt(mine.retryCount()).rnrRetry(rep.rnrRetryCount())
                         .maxRdAtomic(Math.max(1, Math.min(mine.initiatorDepth(), rep.responderResources()))));
             } catch (RuntimeException e) {
