@@ -407,6 +407,34 @@ class CmGoldenCaptureTest {
         }
     }
 
+    /**
+     * The RC packets of an rdma_cm connection leave, both ways, from the UDP port Linux derives from the REQ's
+     * primary flow label ({@code rdma_flow_label_to_udp_sport}: low 14 bits XOR the 6 bits above, | 0xC000).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rping", "send_bw_cm", "rstream_write_imm"})
+    void rcTrafficUsesTheUdpPortOfTheReqFlowLabel(String capture) throws IOException {
+        java.util.Set<Integer> expected = new java.util.TreeSet<>();
+        for (CmPacket pk : CmCaptures.cmPackets(capture)) {
+            if (pk.mad.attrId() == CmAttr.REQ) {
+                int fl = CmReq.decode(pk.mad).primaryPath().flowLabel();
+                expected.add(0xc000 | ((fl & 0x3fff) ^ (fl >>> 14)));
+            }
+        }
+        java.util.Set<Integer> seen = new java.util.TreeSet<>();
+        for (byte[] d : CmCaptures.readPcap(CmCaptures.dir().resolve(capture + ".pcap")).values()) {
+            if (CmCaptures.u16(d, 12) != 0x0800 || (d[23] & 0xff) != 17) {
+                continue;
+            }
+            int udp = 14 + (d[14] & 0x0f) * 4;
+            if (CmCaptures.u16(d, udp + 2) == CmCaptures.ROCE_PORT
+                    && (d[udp + 8] & 0xff) != CmCaptures.OPCODE_UD_SEND_ONLY) {
+                seen.add(CmCaptures.u16(d, udp));
+            }
+        }
+        assertEquals(expected, seen);
+    }
+
     private static long key(int a, int b) {
         return (long) a << 32 | (b & 0xffffffffL);
     }
