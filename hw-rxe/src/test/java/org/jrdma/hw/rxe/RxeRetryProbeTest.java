@@ -42,7 +42,7 @@ class RxeRetryProbeTest {
         bed = new RxeWireBed("192.0.2.10", "192.0.2.11");
         Side s = bed.side(QpType.RC, 65536);
         Conn c = new Conn(PEER_QPN, 0, PSN);
-        c.timeout = 12; // ~17 ms: room to see what is (not) sent between two timeouts
+        c.timeout = 14; // ~67 ms (backed off: 134 ms): room to see what is (not) sent between two timeouts, even on a loaded machine
         bed.connect(s, c);
         return s;
     }
