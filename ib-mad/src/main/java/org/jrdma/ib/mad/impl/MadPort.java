@@ -78,6 +78,8 @@ final class MadPort {
     private final Set<AddressHandle> ahs = new HashSet<>();
     private final WorkCompletion[] wcs = new WorkCompletion[16];
     private volatile boolean dead;
+    /** The SMA of an InfiniBand port (null on RoCE). */
+    Sma sma;
 
     MadPort(MadLayer layer, IbDevice device, int port) {
         this.layer = layer;
@@ -336,6 +338,22 @@ final class MadPort {
             if (agent.outstanding.containsKey(send)) {
                 throw new VerbsException(Errno.EINVAL, "send: " + send + " is still outstanding");
             }
+            Mad m = send.mad();
+            if (agent.qp.type == QpType.SMI && m.mgmtClass() == Mad.CLASS_SUBN_DIRECTED_ROUTE) {
+                // handle_outgoing_dr_smp: the SMI rules first; what stays on this node never hits the wire
+                if (Smi.send(m, port) == Smi.Action.DISCARD) {
+                    counters.inc(MadCounters.DROPPED_SMI);
+                    throw new VerbsException(Errno.EINVAL, String.format("send: directed-route SMP discarded by the SMI"
+                            + " (hop pointer %d, hop count %d, initial path[1] %d, port %d)", m.u8(Smi.HOP_PTR),
+                            m.u8(Smi.HOP_CNT), m.u8(Smi.INITIAL_PATH + 1), port));
+                }
+                if (Smi.isLocal(m)) {
+                    MadSendWr wr = new MadSendWr(agent, send, null, agent.qp);
+                    agent.outstanding.put(send, wr);
+                    deliverLocalLocked(wr);
+                    return;
+                }
+            }
             AddressHandle ah = pd.createAh(send.ah().copy().portNum(port));
             ahs.add(ah);
             MadSendWr wr = new MadSendWr(agent, send, ah, agent.qp);
@@ -350,8 +368,41 @@ final class MadPort {
         }
     }
 
+    /**
+     * A directed-route SMP for this very port (hop count 0): as {@code handle_outgoing_dr_smp} hands it to
+     * the local SMA, it goes straight to this port's dispatch on the MAD thread, and the send is done as if
+     * it had been transmitted.
+     */
+    private void deliverLocalLocked(MadSendWr wr) {
+        counters.inc(MadCounters.SENT);
+        wr.inflight++;
+        byte[] copy = java.util.Arrays.copyOf(wr.send.mad().bytes(), Mad.SIZE);
+        int slid = device.queryPort(port).lid();
+        layer.execute(() -> {
+            synchronized (this) {
+                if (dead) {
+                    return;
+                }
+                wr.inflight--;
+                if (!wr.done) {
+                    if (!wr.expectsResponse() || wr.responded) {
+                        completeLocked(wr, WcStatus.SUCCESS);
+                    } else {
+                        startTimerLocked(wr);
+                    }
+                }
+                counters.inc(MadCounters.RCVD);
+                dispatch(wr.qp, copy, null, slid, 0, wr.send.pkeyIndex(), 0);
+            }
+        });
+    }
+
     /** Posts a send into a free send buffer, or queues it until one is free. */
     private void postLocked(MadSendWr wr) {
+        if (wr.ah == null) {
+            deliverLocalLocked(wr);
+            return;
+        }
         QpInfo q = wr.qp;
         Integer slot = q.freeSlots.poll();
         if (slot == null) {
@@ -566,6 +617,12 @@ final class MadPort {
         Mad mad = new Mad(bytes);
         if (mad.baseVersion() != Mad.BASE_VERSION || isSmpClass(mad.mgmtClass()) != (q.type == QpType.SMI)) {
             counters.inc(MadCounters.DROPPED_MALFORMED);
+            return;
+        }
+        if (mad.mgmtClass() == Mad.CLASS_SUBN_DIRECTED_ROUTE
+                && (Smi.recv(mad, port, device.physPortCnt()) == Smi.Action.DISCARD
+                        || Smi.recvForLocal(mad, port) == Smi.Action.DISCARD)) {
+            counters.inc(MadCounters.DROPPED_SMI);
             return;
         }
         Gid sgid = null;
