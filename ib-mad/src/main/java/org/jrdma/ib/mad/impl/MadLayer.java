@@ -120,6 +120,20 @@ public final class MadLayer implements MadService, IbClient, AutoCloseable {
         return port(device, port, "counters").counters.snapshot();
     }
 
+    /** Lets an SM on the port answer SMInfo through the port's SMA (null: no SM any more). */
+    public void smInfo(IbDevice device, int port, java.util.function.Supplier<byte[]> smInfo) {
+        Sma s = sma(device, port);
+        if (s == null) {
+            throw new VerbsException(Errno.ENODEV, "smInfo: " + device.name() + "/" + port + " has no SMA");
+        }
+        s.smInfo = smInfo;
+    }
+
+    /** The counters of a port, for the SM and SA on it. */
+    public void count(IbDevice device, int port, String counter) {
+        port(device, port, "count").counters.inc(counter);
+    }
+
     /** The SMA of an InfiniBand port, for the SM on it (SMInfo). */
     Sma sma(IbDevice device, int port) {
         return port(device, port, "sma").sma;

@@ -637,9 +637,18 @@ final class MadPort {
         if (mad.isResponse()) {
             MadAgentImpl a = q.byHiTid.get((int) (mad.tid() >>> 32));
             MadSendWr wr = a == null ? null : findRequest(a, mad.tid(), mad.mgmtClass());
+            if (Rmpp.active(mad) && Rmpp.type(mad) != Rmpp.TYPE_DATA) {
+                return; // ACK/STOP/ABORT of a transfer we send: every segment is sent at once (no window)
+            }
             if (wr == null) {
                 counters.inc(MadCounters.DROPPED_UNMATCHED_RESP);
                 return;
+            }
+            if (Rmpp.active(mad)) {
+                mad = rmppRecv(q, wr, mad, slid, srcQp, pkeyIndex, sl, sgid, dgid);
+                if (mad == null) {
+                    return;
+                }
             }
             wr.responded = true;
             wr.cancelTimer();
@@ -659,6 +668,76 @@ final class MadPort {
             return;
         }
         counters.inc(MadCounters.DROPPED_UNCLAIMED);
+    }
+
+    /**
+     * {@code ib_process_rmpp_recv_wc} for the requester: keeps the segments of a multi-MAD response in
+     * order, acknowledges each, and returns the reassembled MAD (the first segment's headers, then every
+     * segment's class data; the first segment's PayloadLength is the total) once the last is in, else null.
+     */
+    private Mad rmppRecv(QpInfo q, MadSendWr wr, Mad seg, int slid, int srcQp, int pkeyIndex, int sl, Gid sgid,
+            Gid dgid) {
+        counters.inc(MadCounters.RMPP_SEGS_RCVD);
+        long n = Rmpp.segNum(seg);
+        if (wr.rmppSegs == null) {
+            if (n != 1 || (Rmpp.flags(seg) & Rmpp.FLAG_FIRST) == 0) {
+                counters.inc(MadCounters.RMPP_ABORTS);
+                return null;
+            }
+            wr.rmppSegs = new ArrayList<>();
+        }
+        if (n == wr.rmppSegs.size() + 1) {
+            wr.rmppSegs.add(seg.bytes().clone());
+        }
+        // the response timer covers the whole transfer: restart it on progress
+        if (wr.timer != null) {
+            startTimerLocked(wr);
+        }
+        Mad ack = new Mad(java.util.Arrays.copyOf(seg.bytes(), Mad.SIZE));
+        java.util.Arrays.fill(ack.bytes(), 36, Mad.SIZE, (byte) 0);
+        Rmpp.set(ack, Rmpp.TYPE_ACK, Rmpp.FLAG_ACTIVE, wr.rmppSegs.size(), wr.rmppSegs.size() + Rmpp.WINDOW);
+        postReply(q, ack, slid, srcQp, pkeyIndex, sl, sgid, dgid);
+        if ((Rmpp.flags(seg) & Rmpp.FLAG_LAST) == 0 || n != wr.rmppSegs.size()) {
+            return null;
+        }
+        int hdr = Rmpp.dataOffset(seg.mgmtClass());
+        int per = Mad.SIZE - hdr;
+        int segs = wr.rmppSegs.size();
+        long pad = Rmpp.RMPP_DATA - Rmpp.paylenNewwin(seg);
+        if (pad < 0 || pad > per) {
+            pad = 0;
+        }
+        int len = (int) (hdr + (long) segs * per - pad);
+        byte[] all = new byte[Math.max(len, Mad.SIZE)];
+        System.arraycopy(wr.rmppSegs.get(0), 0, all, 0, hdr);
+        for (int i = 0; i < segs; i++) {
+            System.arraycopy(wr.rmppSegs.get(i), hdr, all, hdr + i * per, Math.min(per, len - hdr - i * per));
+        }
+        wr.rmppSegs = null;
+        counters.inc(MadCounters.RMPP_REASSEMBLED);
+        return new Mad(all);
+    }
+
+    /** A MAD of the layer itself (an RMPP ACK) back to where a receive came from. */
+    private void postReply(QpInfo q, Mad m, int slid, int srcQp, int pkeyIndex, int sl, Gid sgid, Gid dgid) {
+        AhAttr av = new AhAttr().portNum(port).dlid(slid).sl(sl);
+        if (sgid != null) {
+            av.grh(sgid, gidIndex(dgid));
+        }
+        MadSend send = new MadSend(m).ah(av).remoteQpn(srcQp).remoteQkey(q.qkey()).pkeyIndex(pkeyIndex);
+        try {
+            AddressHandle ah = pd.createAh(av);
+            ahs.add(ah);
+            MadSendWr wr = new MadSendWr(null, send, ah, q);
+            try {
+                postLocked(wr);
+            } catch (RuntimeException e) {
+                releaseAh(wr);
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            MadLayer.LOG.log(System.Logger.Level.WARNING, q + ": could not send " + m, e);
+        }
     }
 
     /** {@code ib_find_send_mad}: the agent's request waiting for this response. */
