@@ -48,6 +48,13 @@ public final class LoopbackDevice extends RvtDevice {
     private final int ports;
     final long nodeGuid;
     private final int[] lids;
+    /** Per port (index 1..): what the SMA sets. Guarded by {@code this}. */
+    private final int[] smLids;
+    private final int[] lmcs;
+    private final int[] smSls;
+    private final int[] subnetTimeouts;
+    private final int[] capMasks;
+    private final PortState[] states;
     private final Gid[] gids;
     private final ScheduledThreadPoolExecutor engine;
     /** The engine thread's executor: a RucLoopback owns scratch objects, so it is never shared between threads. */
@@ -76,6 +83,14 @@ public final class LoopbackDevice extends RvtDevice {
         this.nodeGuid = attr.sysImageGuid();
         this.lids = new int[ports + 1];
         this.gids = new Gid[ports + 1];
+        this.smLids = new int[ports + 1];
+        this.lmcs = new int[ports + 1];
+        this.smSls = new int[ports + 1];
+        this.subnetTimeouts = new int[ports + 1];
+        this.capMasks = new int[ports + 1];
+        this.states = new PortState[ports + 1];
+        java.util.Arrays.fill(capMasks, DEFAULT_CAP_MASK);
+        java.util.Arrays.fill(subnetTimeouts, 18);
         this.loop = new RucLoopback(fabric, attr.maxSendSge());
         this.engine = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "loopback-engine-" + Long.toHexString(this.nodeGuid));
@@ -90,6 +105,7 @@ public final class LoopbackDevice extends RvtDevice {
         for (int p = 1; p <= ports; p++) {
             gids[p] = Gid.of(Gid.DEFAULT_SUBNET_PREFIX, nodeGuid + p);
             lids[p] = fabric.attach(this, p, gids[p]);
+            states[p] = fabric.isManaged() ? PortState.INIT : PortState.ACTIVE;
         }
         up = true;
         try {
@@ -133,13 +149,85 @@ public final class LoopbackDevice extends RvtDevice {
 
     // ---------------------------------------------------------------- ports
 
+    /** {@code IB_PORT_CM_SUP | IB_PORT_CLIENT_REG_SUP}. */
+    static final int DEFAULT_CAP_MASK = 0x02010000;
+
     @Override
-    public PortAttr queryPort(int port) {
-        return new PortAttr().state(up ? PortState.ACTIVE : PortState.DOWN)
+    public synchronized PortAttr queryPort(int port) {
+        return new PortAttr().state(up ? states[port] : PortState.DOWN)
                 .physState(up ? PhysState.LINK_UP : PhysState.DISABLED).maxMtu(Mtu.MTU_4096).activeMtu(Mtu.MTU_4096)
-                .gidTblLen(1).pkeyTblLen(1).lid(lids[port]).smLid(0).lmc(0).maxMsgSz(0x80000000L)
+                .gidTblLen(1).pkeyTblLen(1).lid(lids[port]).smLid(smLids[port]).lmc(lmcs[port]).smSl(smSls[port])
+                .subnetTimeout(subnetTimeouts[port]).maxMsgSz(0x80000000L)
                 .maxVlNum(1).activeWidth(2).activeSpeed(32).linkLayer(LinkLayer.INFINIBAND)
-                .portCapFlags(0x02010000);
+                .portCapFlags(capMasks[port]);
+    }
+
+    /**
+     * {@code modify_port}: capability bits, and what the SMA sets from SubnSet(PortInfo). A new LID moves
+     * the port on the fabric; the events follow as an HCA raises them: LID_CHANGE, SM_CHANGE, PORT_ACTIVE
+     * on ARMED to ACTIVE, PORT_ERR on leaving ACTIVE. Logical state moves as IBTA allows: DOWN (back to
+     * INIT: the link retrains), INIT to ARMED, ARMED to ACTIVE; the same state again is no change.
+     */
+    @Override
+    public void modifyPort(int port, org.jrdma.ib.core.PortModify m) {
+        java.util.List<org.jrdma.ib.core.EventType> events = new java.util.ArrayList<>();
+        synchronized (this) {
+            if (!up) {
+                throw new org.jrdma.ib.core.VerbsException(org.jrdma.ib.core.Errno.ENODEV, "modifyPort: device is down");
+            }
+            PortState to = m.state();
+            PortState from = states[port];
+            if (to != null && to != from && to != PortState.DOWN
+                    && !(from == PortState.INIT && to == PortState.ARMED)
+                    && !(from == PortState.ARMED && to == PortState.ACTIVE)) {
+                throw new org.jrdma.ib.core.VerbsException(org.jrdma.ib.core.Errno.EINVAL,
+                        "modifyPort: port state " + from + " -> " + to);
+            }
+            if (m.lid() >= 0 && m.lid() != lids[port]) {
+                if (!fabric.relid(this, port, lids[port], m.lid())) {
+                    throw new org.jrdma.ib.core.VerbsException(org.jrdma.ib.core.Errno.EINVAL,
+                            "modifyPort: LID " + m.lid() + " belongs to another port");
+                }
+                lids[port] = m.lid();
+                events.add(org.jrdma.ib.core.EventType.LID_CHANGE);
+            }
+            if (m.lmc() >= 0 && m.lmc() != lmcs[port]) {
+                lmcs[port] = m.lmc();
+                if (!events.contains(org.jrdma.ib.core.EventType.LID_CHANGE)) {
+                    events.add(org.jrdma.ib.core.EventType.LID_CHANGE);
+                }
+            }
+            if (m.smLid() >= 0 && m.smLid() != smLids[port]) {
+                smLids[port] = m.smLid();
+                events.add(org.jrdma.ib.core.EventType.SM_CHANGE);
+            }
+            if (m.smSl() >= 0) {
+                smSls[port] = m.smSl();
+            }
+            if (m.subnetTimeout() >= 0) {
+                subnetTimeouts[port] = m.subnetTimeout();
+            }
+            capMasks[port] = (capMasks[port] | m.setPortCapMask()) & ~m.clrPortCapMask();
+            if (to != null && to != from) {
+                states[port] = to == PortState.DOWN ? PortState.INIT : to;
+                if (to == PortState.ACTIVE) {
+                    events.add(org.jrdma.ib.core.EventType.PORT_ACTIVE);
+                } else if (from == PortState.ACTIVE) {
+                    events.add(org.jrdma.ib.core.EventType.PORT_ERR);
+                }
+            }
+        }
+        RegisteredDevice h = handle;
+        if (h != null) {
+            for (org.jrdma.ib.core.EventType e : events) {
+                h.dispatchPortEvent(e, port);
+            }
+        }
+    }
+
+    /** The port's link number on the fabric (see {@link LoopbackFabric}). */
+    public int linkOf(int port) {
+        return fabric.linkOf(this, port);
     }
 
     @Override
@@ -162,7 +250,7 @@ public final class LoopbackDevice extends RvtDevice {
         return port >= 1 && port <= ports ? lids[port] : 0;
     }
 
-    public int lidOf(int port) {
+    public synchronized int lidOf(int port) {
         return lids[port];
     }
 

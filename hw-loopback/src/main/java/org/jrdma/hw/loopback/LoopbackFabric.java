@@ -16,6 +16,18 @@ import org.jrdma.sw.rdmavt.SendWqe;
  * The one switch every loopback port in the JVM hangs off: it hands out node GUIDs and LIDs (until
  * a subnet manager takes LIDs over) and routes a WQE to its destination QP by DLID, or by DGID when
  * the address vector carries a GRH.
+ *
+ * <p>A {@linkplain #managed() managed} fabric is a subnet without an SM yet: ports attach with LID 0 in
+ * state INIT, and only an SM (through the SMA's SubnSet(PortInfo), {@code modifyPort}) gives them LIDs
+ * and brings them to ACTIVE. The default fabric ({@link #INSTANCE}) behaves as if an SM had already run:
+ * LIDs from 1 at attach, ports ACTIVE.
+ *
+ * <p>Links: the fabric is one switchless subnet in which every port reaches every other in one hop.
+ * Each attached port gets a link number (1, 2, ...: the lowest free). A directed-route SMP needs no LID
+ * but must still name the far end of its one hop; on the loopback an SMI (QP0) send names it with the
+ * DLID {@link #LINK_LID_BASE} + link number (DLIDs a real SMP never carries: the multicast range), and
+ * the receiver sees the same form as SLID, so the SMA's response (to {@code ahAttrFromWc}) goes back
+ * over the link the request came in on.
  */
 public final class LoopbackFabric implements RucLoopback.Fabric {
     /** Our own EUI-64 prefix ("jrdm"): node GUID = prefix | device number << 8, port GUID = node GUID + port. */
@@ -23,7 +35,32 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
     /** The first unicast LID the fabric hands out. */
     static final int FIRST_LID = 1;
 
+    /** QP0 DLIDs {@code LINK_LID_BASE + n} name link {@code n}; see the class comment. */
+    public static final int LINK_LID_BASE = 0xc000;
+
     public static final LoopbackFabric INSTANCE = new LoopbackFabric();
+
+    private final boolean managed;
+    private final Map<Integer, Port> byLink = new ConcurrentHashMap<>();
+    private final Map<Port, Integer> linkOf = new ConcurrentHashMap<>();
+
+    /** The default fabric: LIDs assigned at attach, ports ACTIVE. */
+    public LoopbackFabric() {
+        this(false);
+    }
+
+    private LoopbackFabric(boolean managed) {
+        this.managed = managed;
+    }
+
+    /** A fabric without an SM: LID 0 and INIT until a subnet manager configures the ports. */
+    public static LoopbackFabric managed() {
+        return new LoopbackFabric(true);
+    }
+
+    public boolean isManaged() {
+        return managed;
+    }
 
     record Port(LoopbackDevice device, int port) {
     }
@@ -38,6 +75,19 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
     }
 
     int attach(LoopbackDevice d, int port, Gid gid) {
+        Port p = new Port(d, port);
+        synchronized (byLink) {
+            int n = 1;
+            while (byLink.containsKey(n)) {
+                n++;
+            }
+            byLink.put(n, p);
+            linkOf.put(p, n);
+        }
+        byGid.put(gid, p);
+        if (managed) {
+            return 0;
+        }
         int lid;
         do {
             lid = nextLid.getAndIncrement();
@@ -46,13 +96,46 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
                 lid = nextLid.getAndIncrement();
             }
         } while (byLid.putIfAbsent(lid, new Port(d, port)) != null);
-        byGid.put(gid, new Port(d, port));
         return lid;
+    }
+
+    /** The link number of a port (see the class comment), or 0 if it is not attached. */
+    public int linkOf(LoopbackDevice d, int port) {
+        Integer n = linkOf.get(new Port(d, port));
+        return n == null ? 0 : n;
+    }
+
+    /** Moves a port from one LID to another (0: none); false if {@code lid} belongs to another port. */
+    boolean relid(LoopbackDevice d, int port, int oldLid, int lid) {
+        Port p = new Port(d, port);
+        if (lid != 0) {
+            Port owner = byLid.putIfAbsent(lid, p);
+            if (owner != null && !owner.equals(p)) {
+                return false;
+            }
+        }
+        if (oldLid != 0 && oldLid != lid) {
+            byLid.remove(oldLid, p);
+        }
+        return true;
     }
 
     void detach(LoopbackDevice d) {
         byLid.values().removeIf(p -> p.device() == d);
         byGid.values().removeIf(p -> p.device() == d);
+        synchronized (byLink) {
+            byLink.values().removeIf(p -> p.device() == d);
+            linkOf.keySet().removeIf(p -> p.device() == d);
+        }
+    }
+
+    @Override
+    public int slid(RvtQp src, SendWqe w) {
+        AhAttr av = w.ahAttr();
+        if (src.type == QpType.SMI && av != null && av.dlid() > LINK_LID_BASE && av.dlid() < 0xffff) {
+            return LINK_LID_BASE + linkOf((LoopbackDevice) src.dev, src.port());
+        }
+        return RucLoopback.Fabric.super.slid(src, w);
     }
 
     /** The port an address vector names, or null. */
@@ -77,7 +160,8 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
         }
         AhAttr av = datagram ? w.ahAttr() : src.av();
         int qpn = datagram ? w.remoteQpn() : src.destQpn();
-        Port p = route(av);
+        Port p = src.type == QpType.SMI && av != null && av.dlid() > LINK_LID_BASE && av.dlid() < 0xffff
+                ? byLink.get(av.dlid() - LINK_LID_BASE) : route(av);
         if (p == null || !p.device().isUp()) {
             return null;
         }

@@ -37,6 +37,18 @@ public interface IbDevice {
 
     LinkLayer linkLayer(int portNum);
 
+    /**
+     * {@code ib_modify_port}: capability bits, and the subnet attributes an SMA assigns (LID, SM LID,
+     * LMC, port state). The driver raises the port events that follow (LID_CHANGE, SM_CHANGE,
+     * PORT_ACTIVE, PORT_ERR).
+     *
+     * @throws VerbsException EOPNOTSUPP if the driver cannot; EINVAL for a bad value or state transition
+     * @since 1.3
+     */
+    default void modifyPort(int portNum, PortModify modify) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "modifyPort is not supported by " + name());
+    }
+
     /** The port's hardware counters ({@code rdma statistic show link DEV/PORT}), in the driver's order; empty if none. */
     java.util.Map<String, Long> queryHwStats(int portNum);
 

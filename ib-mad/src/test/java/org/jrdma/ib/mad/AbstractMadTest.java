@@ -298,10 +298,13 @@ abstract class AbstractMadTest {
         assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
                 () -> mad.registerAgent(f.b(), 2, QpType.GSI, null, r)).errno());
         if (f.infiniband()) {
-            mad.registerAgent(f.b(), 1, QpType.SMI, new MadRegistration(Mad.CLASS_SUBN_LID_ROUTED, 1, Mad.METHOD_GET),
-                    r);
+            // the SMA claims SubnGet/SubnSet of both SMP classes; Trap is free
             assertEquals(Errno.EBUSY, assertThrows(VerbsException.class, () -> mad.registerAgent(f.b(), 1,
                     QpType.SMI, new MadRegistration(Mad.CLASS_SUBN_LID_ROUTED, 1, Mad.METHOD_GET), r)).errno());
+            mad.registerAgent(f.b(), 1, QpType.SMI, new MadRegistration(Mad.CLASS_SUBN_LID_ROUTED, 1, Mad.METHOD_TRAP),
+                    r);
+            assertEquals(Errno.EBUSY, assertThrows(VerbsException.class, () -> mad.registerAgent(f.b(), 1,
+                    QpType.SMI, new MadRegistration(Mad.CLASS_SUBN_LID_ROUTED, 1, Mad.METHOD_TRAP), r)).errno());
         } else {
             assertEquals(Errno.ENODEV, assertThrows(VerbsException.class,
                     () -> mad.registerAgent(f.b(), 1, QpType.SMI, null, r)).errno(), "no QP0 on RoCE");
@@ -339,8 +342,10 @@ abstract class AbstractMadTest {
         }
         Recorder ra = new Recorder();
         MadAgent a = mad.registerAgent(f.a(), 1, QpType.SMI, null, ra);
-        MadSend s = sendTo(f.b(), request(Mad.CLASS_SUBN_DIRECTED_ROUTE, Mad.METHOD_GET, a.newTid()), 2000, 0)
-                .remoteQpn(0).remoteQkey(0);
+        // a directed-route SMP of one hop (permissive DR LIDs) for an attribute B's SMA does not know
+        Mad req = request(Mad.CLASS_SUBN_DIRECTED_ROUTE, Mad.METHOD_GET, a.newTid()).status(0);
+        req.u8(6, 0).u8(7, 1).u16(32, 0xffff).u16(34, 0xffff).u8(128 + 1, 1);
+        MadSend s = sendTo(f.b(), req, 2000, 0).remoteQpn(0).remoteQkey(0);
         a.send(s);
         MadRecv r = take(ra.recvs);
         assertSame(s, r.request());

@@ -31,6 +31,11 @@ public final class RucLoopback {
     /** Finds where a WQE goes: the destination QP, on any device of the fabric, or null. */
     public interface Fabric {
         RvtQp destination(RvtQp src, SendWqe wqe);
+
+        /** The SLID the receiver of {@code wqe} sees in its completion (default: the sending port's LID). */
+        default int slid(RvtQp src, SendWqe wqe) {
+            return src.dev.lid(src.port);
+        }
     }
 
     /** Every RDMA atomic of the JVM runs under this lock: atomic with respect to each other (ATOMIC_HCA). */
@@ -328,7 +333,7 @@ public final class RucLoopback {
                     flags |= WcFlags.GRH;
                 }
             }
-            wc.opcode(op).byteLen(byteLen).wcFlags(flags).slid(src.dev.lid(src.port)).sl(w.ah == null ? 0 : w.ah.attr.sl());
+            wc.opcode(op).byteLen(byteLen).wcFlags(flags).slid(fabric.slid(src, w)).sl(w.ah == null ? 0 : w.ah.attr.sl());
         }
         if (status != WcStatus.SUCCESS) {
             wc.opcode(WcOpcode.RECV);

@@ -195,6 +195,23 @@ final class DeviceImpl implements IbDevice {
     }
 
     @Override
+    public void modifyPort(int portNum, org.jrdma.ib.core.PortModify modify) {
+        checkAlive();
+        Validate.port(this, portNum, "modifyPort");
+        if (modify == null) {
+            throw new VerbsException(Errno.EINVAL, "modifyPort: modify is null");
+        }
+        if (modify.lid() > 0xbfff || modify.smLid() > 0xbfff) {
+            throw new VerbsException(Errno.EINVAL, "modifyPort: LID " + modify.lid() + " / SM LID " + modify.smLid()
+                    + " is not a unicast LID");
+        }
+        if (modify.lmc() > 7) {
+            throw new VerbsException(Errno.EINVAL, "modifyPort: LMC " + modify.lmc() + " (0..7)");
+        }
+        ops.modifyPort(portNum, modify);
+    }
+
+    @Override
     public LinkLayer linkLayer(int portNum) {
         Validate.port(this, portNum, "linkLayer");
         return immutables[portNum].linkLayer();

@@ -64,6 +64,9 @@ public interface DeviceOps {
      */
     default String getNetdev(int portNum) { return null; }
 
+    /** {@code modify_port}: capability bits and SMA-assigned port attributes ({@link org.jrdma.ib.core.PortModify}). @since 1.2 */
+    default void modifyPort(int portNum, org.jrdma.ib.core.PortModify modify) { throw unsupported("modify_port"); }
+
     // ---- PD
     default DriverPd allocPd() { throw unsupported("alloc_pd"); }
 

@@ -5,5 +5,5 @@
  * {@link DeviceRegistrar} (or publishes the registration as an OSGi service: whiteboard).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package org.jrdma.ib.core.spi;

@@ -30,11 +30,27 @@ final class MadCounters {
     /** Sends that waited for a free send slot (send queue full). */
     static final String SEND_QUEUED = "send_queued";
 
+    /** Directed-route SMPs the SMI rules discard (bad hop pointer / count, wrong port, non-permissive DR LID). */
+    static final String DROPPED_SMI = "dropped_smi";
+    /** SubnGet/SubnSet requests the SMA answered. */
+    static final String SMA_REQUESTS = "sma_requests";
+    /** SMA answers with an error status (unsupported attribute 0x000c, invalid value 0x001c). */
+    static final String SMA_ERRORS = "sma_errors";
+    /** SA requests answered, and those answered with an error status. */
+    static final String SA_REQUESTS = "sa_requests";
+    static final String SA_ERRORS = "sa_errors";
+    /** RMPP: segments sent and received, transfers reassembled, and aborted ones. */
+    static final String RMPP_SEGS_SENT = "rmpp_segs_sent";
+    static final String RMPP_SEGS_RCVD = "rmpp_segs_rcvd";
+    static final String RMPP_REASSEMBLED = "rmpp_reassembled";
+    static final String RMPP_ABORTS = "rmpp_aborts";
+
     private final Map<String, AtomicLong> c = new LinkedHashMap<>();
 
     MadCounters() {
         for (String n : new String[] {SENT, RCVD, RETRIES, TIMEOUTS, SEND_ERRORS, RECV_ERRORS, DROPPED_MALFORMED,
-                DROPPED_UNCLAIMED, DROPPED_UNMATCHED_RESP, UNSUPPORTED_REPLIES, SEND_QUEUED}) {
+                DROPPED_UNCLAIMED, DROPPED_UNMATCHED_RESP, UNSUPPORTED_REPLIES, SEND_QUEUED, DROPPED_SMI, SMA_REQUESTS,
+                SMA_ERRORS, SA_REQUESTS, SA_ERRORS, RMPP_SEGS_SENT, RMPP_SEGS_RCVD, RMPP_REASSEMBLED, RMPP_ABORTS}) {
             c.put(n, new AtomicLong());
         }
     }

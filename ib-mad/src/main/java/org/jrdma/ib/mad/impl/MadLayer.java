@@ -76,6 +76,10 @@ public final class MadLayer implements MadService, IbClient, AutoCloseable {
             for (int i = 0; i < ports.length; i++) {
                 ports[i] = new MadPort(this, device, i + 1);
                 ports[i].open();
+                if (ports[i].qps[0] != null) {
+                    ports[i].sma = new Sma(ports[i]);
+                    ports[i].sma.open();
+                }
             }
         } catch (RuntimeException e) {
             for (MadPort p : ports) {
@@ -116,7 +120,26 @@ public final class MadLayer implements MadService, IbClient, AutoCloseable {
         return port(device, port, "counters").counters.snapshot();
     }
 
-    private MadPort port(IbDevice device, int port, String op) {
+    /** Lets an SM on the port answer SMInfo through the port's SMA (null: no SM any more). */
+    public void smInfo(IbDevice device, int port, java.util.function.Supplier<byte[]> smInfo) {
+        Sma s = sma(device, port);
+        if (s == null) {
+            throw new VerbsException(Errno.ENODEV, "smInfo: " + device.name() + "/" + port + " has no SMA");
+        }
+        s.smInfo = smInfo;
+    }
+
+    /** The counters of a port, for the SM and SA on it. */
+    public void count(IbDevice device, int port, String counter) {
+        port(device, port, "count").counters.inc(counter);
+    }
+
+    /** The SMA of an InfiniBand port, for the SM on it (SMInfo). */
+    Sma sma(IbDevice device, int port) {
+        return port(device, port, "sma").sma;
+    }
+
+    MadPort port(IbDevice device, int port, String op) {
         MadPort[] ports = devices.get(device);
         if (ports == null) {
             throw new VerbsException(Errno.ENODEV, op + ": no MAD layer on " + (device == null ? null : device.name())

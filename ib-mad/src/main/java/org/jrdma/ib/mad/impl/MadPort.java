@@ -78,6 +78,8 @@ final class MadPort {
     private final Set<AddressHandle> ahs = new HashSet<>();
     private final WorkCompletion[] wcs = new WorkCompletion[16];
     private volatile boolean dead;
+    /** The SMA of an InfiniBand port (null on RoCE). */
+    Sma sma;
 
     MadPort(MadLayer layer, IbDevice device, int port) {
         this.layer = layer;
@@ -336,6 +338,22 @@ final class MadPort {
             if (agent.outstanding.containsKey(send)) {
                 throw new VerbsException(Errno.EINVAL, "send: " + send + " is still outstanding");
             }
+            Mad m = send.mad();
+            if (agent.qp.type == QpType.SMI && m.mgmtClass() == Mad.CLASS_SUBN_DIRECTED_ROUTE) {
+                // handle_outgoing_dr_smp: the SMI rules first; what stays on this node never hits the wire
+                if (Smi.send(m, port) == Smi.Action.DISCARD) {
+                    counters.inc(MadCounters.DROPPED_SMI);
+                    throw new VerbsException(Errno.EINVAL, String.format("send: directed-route SMP discarded by the SMI"
+                            + " (hop pointer %d, hop count %d, initial path[1] %d, port %d)", m.u8(Smi.HOP_PTR),
+                            m.u8(Smi.HOP_CNT), m.u8(Smi.INITIAL_PATH + 1), port));
+                }
+                if (Smi.isLocal(m)) {
+                    MadSendWr wr = new MadSendWr(agent, send, null, agent.qp);
+                    agent.outstanding.put(send, wr);
+                    deliverLocalLocked(wr);
+                    return;
+                }
+            }
             AddressHandle ah = pd.createAh(send.ah().copy().portNum(port));
             ahs.add(ah);
             MadSendWr wr = new MadSendWr(agent, send, ah, agent.qp);
@@ -350,8 +368,41 @@ final class MadPort {
         }
     }
 
+    /**
+     * A directed-route SMP for this very port (hop count 0): as {@code handle_outgoing_dr_smp} hands it to
+     * the local SMA, it goes straight to this port's dispatch on the MAD thread, and the send is done as if
+     * it had been transmitted.
+     */
+    private void deliverLocalLocked(MadSendWr wr) {
+        counters.inc(MadCounters.SENT);
+        wr.inflight++;
+        byte[] copy = java.util.Arrays.copyOf(wr.send.mad().bytes(), Mad.SIZE);
+        int slid = device.queryPort(port).lid();
+        layer.execute(() -> {
+            synchronized (this) {
+                if (dead) {
+                    return;
+                }
+                wr.inflight--;
+                if (!wr.done) {
+                    if (!wr.expectsResponse() || wr.responded) {
+                        completeLocked(wr, WcStatus.SUCCESS);
+                    } else {
+                        startTimerLocked(wr);
+                    }
+                }
+                counters.inc(MadCounters.RCVD);
+                dispatch(wr.qp, copy, null, slid, 0, wr.send.pkeyIndex(), 0);
+            }
+        });
+    }
+
     /** Posts a send into a free send buffer, or queues it until one is free. */
     private void postLocked(MadSendWr wr) {
+        if (wr.ah == null) {
+            deliverLocalLocked(wr);
+            return;
+        }
         QpInfo q = wr.qp;
         Integer slot = q.freeSlots.poll();
         if (slot == null) {
@@ -568,6 +619,12 @@ final class MadPort {
             counters.inc(MadCounters.DROPPED_MALFORMED);
             return;
         }
+        if (mad.mgmtClass() == Mad.CLASS_SUBN_DIRECTED_ROUTE
+                && (Smi.recv(mad, port, device.physPortCnt()) == Smi.Action.DISCARD
+                        || Smi.recvForLocal(mad, port) == Smi.Action.DISCARD)) {
+            counters.inc(MadCounters.DROPPED_SMI);
+            return;
+        }
         Gid sgid = null;
         Gid dgid = null;
         if (grh != null) {
@@ -580,9 +637,18 @@ final class MadPort {
         if (mad.isResponse()) {
             MadAgentImpl a = q.byHiTid.get((int) (mad.tid() >>> 32));
             MadSendWr wr = a == null ? null : findRequest(a, mad.tid(), mad.mgmtClass());
+            if (Rmpp.active(mad) && Rmpp.type(mad) != Rmpp.TYPE_DATA) {
+                return; // ACK/STOP/ABORT of a transfer we send: every segment is sent at once (no window)
+            }
             if (wr == null) {
                 counters.inc(MadCounters.DROPPED_UNMATCHED_RESP);
                 return;
+            }
+            if (Rmpp.active(mad)) {
+                mad = rmppRecv(q, wr, mad, slid, srcQp, pkeyIndex, sl, sgid, dgid);
+                if (mad == null) {
+                    return;
+                }
             }
             wr.responded = true;
             wr.cancelTimer();
@@ -602,6 +668,76 @@ final class MadPort {
             return;
         }
         counters.inc(MadCounters.DROPPED_UNCLAIMED);
+    }
+
+    /**
+     * {@code ib_process_rmpp_recv_wc} for the requester: keeps the segments of a multi-MAD response in
+     * order, acknowledges each, and returns the reassembled MAD (the first segment's headers, then every
+     * segment's class data; the first segment's PayloadLength is the total) once the last is in, else null.
+     */
+    private Mad rmppRecv(QpInfo q, MadSendWr wr, Mad seg, int slid, int srcQp, int pkeyIndex, int sl, Gid sgid,
+            Gid dgid) {
+        counters.inc(MadCounters.RMPP_SEGS_RCVD);
+        long n = Rmpp.segNum(seg);
+        if (wr.rmppSegs == null) {
+            if (n != 1 || (Rmpp.flags(seg) & Rmpp.FLAG_FIRST) == 0) {
+                counters.inc(MadCounters.RMPP_ABORTS);
+                return null;
+            }
+            wr.rmppSegs = new ArrayList<>();
+        }
+        if (n == wr.rmppSegs.size() + 1) {
+            wr.rmppSegs.add(seg.bytes().clone());
+        }
+        // the response timer covers the whole transfer: restart it on progress
+        if (wr.timer != null) {
+            startTimerLocked(wr);
+        }
+        Mad ack = new Mad(java.util.Arrays.copyOf(seg.bytes(), Mad.SIZE));
+        java.util.Arrays.fill(ack.bytes(), 36, Mad.SIZE, (byte) 0);
+        Rmpp.set(ack, Rmpp.TYPE_ACK, Rmpp.FLAG_ACTIVE, wr.rmppSegs.size(), wr.rmppSegs.size() + Rmpp.WINDOW);
+        postReply(q, ack, slid, srcQp, pkeyIndex, sl, sgid, dgid);
+        if ((Rmpp.flags(seg) & Rmpp.FLAG_LAST) == 0 || n != wr.rmppSegs.size()) {
+            return null;
+        }
+        int hdr = Rmpp.dataOffset(seg.mgmtClass());
+        int per = Mad.SIZE - hdr;
+        int segs = wr.rmppSegs.size();
+        long pad = Rmpp.RMPP_DATA - Rmpp.paylenNewwin(seg);
+        if (pad < 0 || pad > per) {
+            pad = 0;
+        }
+        int len = (int) (hdr + (long) segs * per - pad);
+        byte[] all = new byte[Math.max(len, Mad.SIZE)];
+        System.arraycopy(wr.rmppSegs.get(0), 0, all, 0, hdr);
+        for (int i = 0; i < segs; i++) {
+            System.arraycopy(wr.rmppSegs.get(i), hdr, all, hdr + i * per, Math.min(per, len - hdr - i * per));
+        }
+        wr.rmppSegs = null;
+        counters.inc(MadCounters.RMPP_REASSEMBLED);
+        return new Mad(all);
+    }
+
+    /** A MAD of the layer itself (an RMPP ACK) back to where a receive came from. */
+    private void postReply(QpInfo q, Mad m, int slid, int srcQp, int pkeyIndex, int sl, Gid sgid, Gid dgid) {
+        AhAttr av = new AhAttr().portNum(port).dlid(slid).sl(sl);
+        if (sgid != null) {
+            av.grh(sgid, gidIndex(dgid));
+        }
+        MadSend send = new MadSend(m).ah(av).remoteQpn(srcQp).remoteQkey(q.qkey()).pkeyIndex(pkeyIndex);
+        try {
+            AddressHandle ah = pd.createAh(av);
+            ahs.add(ah);
+            MadSendWr wr = new MadSendWr(null, send, ah, q);
+            try {
+                postLocked(wr);
+            } catch (RuntimeException e) {
+                releaseAh(wr);
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            MadLayer.LOG.log(System.Logger.Level.WARNING, q + ": could not send " + m, e);
+        }
     }
 
     /** {@code ib_find_send_mad}: the agent's request waiting for this response. */

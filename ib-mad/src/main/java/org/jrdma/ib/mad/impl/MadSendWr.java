@@ -30,6 +30,8 @@ final class MadSendWr {
     boolean done;
     /** The response timer, while waiting for the response. */
     ScheduledFuture<?> timer;
+    /** RMPP reassembly of the response: the segments so far (null until the first arrives). */
+    java.util.List<byte[]> rmppSegs;
     /** Bumped whenever the timer is restarted, so a stale timer that fires anyway does nothing. */
     int timerGen;
 
