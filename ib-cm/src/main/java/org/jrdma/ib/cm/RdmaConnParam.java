@@ -1,8 +1,16 @@
 package org.jrdma.ib.cm;
 
+import org.jrdma.ib.core.AhAttr;
+
 /**
- * {@code struct rdma_conn_param}. Private data: at most 56 bytes in a connect (REQ: 92 less the
- * 36-byte CMA header), 196 in an accept (REP), 148 in a reject.
+ * {@code struct rdma_conn_param}, and in events also {@code struct rdma_ud_param}. Private data: at most
+ * 56 bytes in a connect (REQ: 92 less the 36-byte CMA header), 196 in an accept (REP), 148 in a reject;
+ * for the UDP port space 180 in a connect (SIDR_REQ: 216 less the CMA header) and 136 in an accept or
+ * reject (SIDR_REP).
+ *
+ * <p>In the ESTABLISHED event of a UDP id (after SIDR_REP) {@link #qpNum()}, {@link #qkey()} and
+ * {@link #ahAttr()} are the kernel's {@code event->param.ud.qp_num}, {@code ud.qkey} and {@code ud.ah_attr}:
+ * where to send datagrams to the peer's UD QP.
  */
 public final class RdmaConnParam {
     private byte[] privateData = new byte[0];
@@ -13,6 +21,8 @@ public final class RdmaConnParam {
     private int rnrRetryCount = 7;
     private boolean srq;
     private int qpNum;
+    private int qkey;
+    private AhAttr ahAttr;
 
     public byte[] privateData() { return privateData.clone(); }
     public RdmaConnParam privateData(byte[] v) { privateData = v == null ? new byte[0] : v.clone(); return this; }
@@ -31,4 +41,10 @@ public final class RdmaConnParam {
     /** The peer's QPN, in an event's param. */
     public int qpNum() { return qpNum; }
     public RdmaConnParam qpNum(int v) { qpNum = v; return this; }
+    /** {@code ud.qkey}: the peer's Q_Key (UDP port space: {@code RDMA_UDP_QKEY}, 0x01234567), in an event's param. */
+    public int qkey() { return qkey; }
+    public RdmaConnParam qkey(int v) { qkey = v; return this; }
+    /** {@code ud.ah_attr}: the address vector to the peer (a copy; null outside a UDP ESTABLISHED event). */
+    public AhAttr ahAttr() { return ahAttr == null ? null : ahAttr.copy(); }
+    public RdmaConnParam ahAttr(AhAttr v) { ahAttr = v == null ? null : v.copy(); return this; }
 }

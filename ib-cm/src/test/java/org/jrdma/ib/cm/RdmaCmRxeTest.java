@@ -102,6 +102,9 @@ class RdmaCmRxeTest {
         ByteBuffer buf = ByteBuffer.allocateDirect(4096);
         MemoryRegion mr;
 
+        Side() {
+        }
+
         Side(RdmaCmId id) {
             pd = id.device().allocPd(OWNER);
             cq = id.device().createCq(OWNER, new CqInitAttr().cqe(16));
@@ -209,6 +212,97 @@ class RdmaCmRxeTest {
         l.close();
         assertEquals(1L, cm.counters().get("dreq_sent"));
         assertEquals(1L, cm.counters().get("drep_rcvd"));
+    }
+
+    /** One side's UD verbs for a UDP id: the QP comes from rdma_create_qp in RTS with RDMA_UDP_QKEY. */
+    static Side udSide(RdmaCmId id) {
+        Side s = new Side();
+        s.pd = id.device().allocPd(OWNER);
+        s.cq = id.device().createCq(OWNER, new CqInitAttr().cqe(16));
+        s.qp = id.createQp(s.pd, new QpInitAttr().qpType(QpType.UD).cq(s.cq)
+                .cap(new QpCap().maxSendWr(8).maxRecvWr(8).maxSendSge(1).maxRecvSge(1)));
+        s.mr = s.pd.regMr(s.buf, Access.LOCAL_WRITE);
+        return s;
+    }
+
+    @Test
+    void udpPortSpaceResolvesTheServiceWithSidrAndSendsDatagrams() throws Exception {
+        Side[] server = new Side[1];
+        RdmaCmId l = cm.createId((id, ev) -> {
+            if (ev.type() == RdmaCmEventType.CONNECT_REQUEST) {
+                server[0] = udSide(ev.id());
+                server[0].qp.postRecv(new RecvWr().wrId(9).sgList(new Sge(server[0].mr.iova(), 4096, server[0].mr.lkey())));
+                assertEquals("who are you", new String(ev.param().privateData(), 0, 11, StandardCharsets.US_ASCII));
+                ev.id().accept(new RdmaConnParam().privateData("the UD server".getBytes(StandardCharsets.US_ASCII)));
+            }
+            serverEvents.add(ev);
+            return 0;
+        }, RdmaPortSpace.UDP);
+        l.bindAddr(new InetSocketAddress(InetAddress.getByName(net + "2"), 7180));
+        l.listen(8);
+        RdmaCmId c = cm.createId((id, ev) -> {
+            clientEvents.add(ev);
+            return 0;
+        }, RdmaPortSpace.UDP);
+        c.resolveAddr(new InetSocketAddress(InetAddress.getByName(net + "1"), 0),
+                new InetSocketAddress(InetAddress.getByName(net + "2"), 7180), 2000);
+        next(clientEvents, RdmaCmEventType.ADDR_RESOLVED);
+        c.resolveRoute(2000);
+        next(clientEvents, RdmaCmEventType.ROUTE_RESOLVED);
+        Side client = udSide(c);
+        assertEquals(QpState.RTS, client.qp.state());
+        c.connect(new RdmaConnParam().privateData("who are you".getBytes(StandardCharsets.US_ASCII)));
+        RdmaCmEvent req = next(serverEvents, RdmaCmEventType.CONNECT_REQUEST);
+        assertEquals(c.localAddr().getPort(), req.id().remoteAddr().getPort());
+        RdmaCmEvent est = next(clientEvents, RdmaCmEventType.ESTABLISHED);
+        assertEquals(server[0].qp.qpNum(), est.param().qpNum());          // ud.qp_num
+        assertEquals(RdmaCmService.RDMA_UDP_QKEY, est.param().qkey());     // ud.qkey
+        assertNotNull(est.param().ahAttr());                               // ud.ah_attr
+        assertEquals("the UD server", new String(est.param().privateData(), 0, 13, StandardCharsets.US_ASCII));
+        assertEquals(1L, cm.counters().get("sidr_req_sent"));
+        assertEquals(1L, cm.counters().get("sidr_rep_rcvd"));
+
+        org.jrdma.ib.core.AddressHandle ah = client.pd.createAh(est.param().ahAttr());
+        byte[] msg = "a datagram after SIDR".getBytes(StandardCharsets.US_ASCII);
+        client.buf.put(0, msg);
+        client.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                .sgList(new Sge(client.mr.iova(), msg.length, client.mr.lkey()))
+                .ud(ah, est.param().qpNum(), est.param().qkey()));
+        assertEquals(WcStatus.SUCCESS, client.await().status());
+        WorkCompletion rwc = server[0].await();
+        assertEquals(WcStatus.SUCCESS, rwc.status());
+        assertEquals(msg.length + 40, rwc.byteLen()); // the GRH first
+        byte[] got = new byte[msg.length];
+        server[0].buf.get(40, got);
+        assertArrayEquals(msg, got);
+        assertEquals(client.qp.qpNum(), rwc.srcQp());
+
+        ah.destroy();
+        c.disconnect(); // a UD id: the QP goes to ERR, nothing is sent
+        client.release(c);
+        c.close();
+        server[0].release(req.id());
+        req.id().close();
+        l.close();
+    }
+
+    @Test
+    void sidrToNoListenerIsUnreachable() throws Exception {
+        RdmaCmId c = cm.createId((id, ev) -> {
+            clientEvents.add(ev);
+            return 0;
+        }, RdmaPortSpace.UDP);
+        c.resolveAddr(new InetSocketAddress(InetAddress.getByName(net + "1"), 0),
+                new InetSocketAddress(InetAddress.getByName(net + "2"), 7181), 2000);
+        next(clientEvents, RdmaCmEventType.ADDR_RESOLVED);
+        c.resolveRoute(2000);
+        next(clientEvents, RdmaCmEventType.ROUTE_RESOLVED);
+        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
+                () -> c.connect(new RdmaConnParam().privateData(new byte[181]))).errno());
+        c.connect(new RdmaConnParam().privateData(new byte[180]));
+        RdmaCmEvent e = next(clientEvents, RdmaCmEventType.UNREACHABLE);
+        assertEquals(1, e.status()); // IB_SIDR_UNSUPPORTED
+        c.close();
     }
 
     @Test

@@ -62,6 +62,17 @@ final class CmaId implements RdmaCmId {
     MadSend lastReply;
     boolean removalDelivered;
     boolean destroyed;
+    /** A UD id (UDP port space): the exchange is SIDR_REQ / SIDR_REP, not REQ / REP / RTU. */
+    boolean sidr;
+    /**
+     * {@code IB_CM_MRA_REQ_SENT}: the CONNECT_REQUEST handler returned without accepting or rejecting, so
+     * (as cma_ib_req_handler does with {@code CMA_CM_MRA_SETTING}, i.e. delayed) an MRA answers duplicate REQs.
+     */
+    boolean mraPending;
+    /** {@code IB_CM_MRA_REQ_RCVD} / {@code IB_CM_MRA_REP_RCVD}: the peer MRAed our REQ or REP. */
+    boolean mraRcvd;
+    /** The service ID a SIDR_REQ asked for (echoed in the SIDR_REP). */
+    long serviceId;
 
     CmaId(RdmaCmService cm, RdmaCmEventHandler handler, RdmaPortSpace ps, CmaId listener) {
         this.cm = cm;

@@ -22,13 +22,17 @@ import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.cm.wire.CmAttr;
 import org.jrdma.ib.cm.wire.CmDrep;
 import org.jrdma.ib.cm.wire.CmDreq;
+import org.jrdma.ib.cm.wire.CmMra;
 import org.jrdma.ib.cm.wire.CmPath;
 import org.jrdma.ib.cm.wire.CmRej;
 import org.jrdma.ib.cm.wire.CmRejReason;
 import org.jrdma.ib.cm.wire.CmRep;
 import org.jrdma.ib.cm.wire.CmReq;
 import org.jrdma.ib.cm.wire.CmRtu;
+import org.jrdma.ib.cm.wire.CmTimeout;
 import org.jrdma.ib.cm.wire.CmaHeader;
+import org.jrdma.ib.cm.wire.SidrRep;
+import org.jrdma.ib.cm.wire.SidrReq;
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AhAttr;
 import org.jrdma.ib.core.Errno;
@@ -75,6 +79,11 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
     static final int MAD_TIMEOUT_MS = Integer.getInteger("jrdma.cm.madTimeoutMs",
             (int) (cmTimeoutMs(CM_RESPONSE_TIMEOUT) + 2 * cmTimeoutMs(IBOE_PACKET_LIFETIME)));
 
+    /** {@code CMA_CM_MRA_SETTING} less {@code IB_CM_MRA_FLAG_DELAY}: the service timeout of cma's MRAs (2^24 * 4.096 us, about 67 s). */
+    static final int MRA_SERVICE_TIMEOUT = 24;
+    /** {@code RDMA_UDP_QKEY}: the Q_Key of every UD QP of the UDP port space. */
+    public static final int RDMA_UDP_QKEY = 0x01234567;
+
     static final int EPHEMERAL_LOW = 32768;
     static final int EPHEMERAL_HIGH = 60999;
 
@@ -93,6 +102,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
     private final List<CmaId> ids = new ArrayList<>();
     private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** Retransmission timeout and retries of REQ, REP, DREQ and SIDR_REQ (what the MAD layer does; tests shorten them). */
+    volatile int madTimeoutMs = MAD_TIMEOUT_MS;
+    volatile int madRetries = MAX_CM_RETRIES;
 
     public RdmaCmService(IbCore core, MadService mad) {
         this.core = core;
@@ -187,13 +199,14 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         if (handler == null || ps == null) {
             throw new VerbsException(Errno.EINVAL, "rdma_create_id: handler and port space are required");
         }
-        if (ps == RdmaPortSpace.UDP || ps == RdmaPortSpace.IPOIB) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "rdma_create_id: port space " + ps + " (UD, SIDR) is not supported yet");
+        if (ps == RdmaPortSpace.IPOIB) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "rdma_create_id: port space " + ps + " is not supported");
         }
         if (closed) {
             throw new VerbsException(Errno.ENODEV, "rdma_create_id: the RDMA CM is stopped");
         }
         CmaId id = new CmaId(this, handler, ps, null);
+        id.sidr = ps == RdmaPortSpace.UDP;
         synchronized (lock) {
             ids.add(id);
         }
@@ -348,14 +361,23 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 throw new VerbsException(Errno.EINVAL, "rdma_create_qp: the PD is not on the id's device "
                         + (id.device == null ? "(none yet)" : id.device.name()));
             }
-            if (attr.qpType() != QpType.RC) {
-                throw new VerbsException(Errno.EINVAL, "rdma_create_qp: the TCP port space takes RC QPs, not " + attr.qpType());
+            QpType want = id.sidr ? QpType.UD : QpType.RC;
+            if (attr.qpType() != want) {
+                throw new VerbsException(Errno.EINVAL, "rdma_create_qp: the " + id.ps + " port space takes " + want
+                        + " QPs, not " + attr.qpType());
             }
             QueuePair qp = pd.createQp(attr);
             try {
-                // cma_init_ib_qp: INIT with the P_Key index and remote READ/WRITE
-                qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(id.port)
-                        .accessFlags(Access.REMOTE_READ | Access.REMOTE_WRITE));
+                if (id.sidr) {
+                    // cma_init_ud_qp: INIT with the P_Key index and RDMA_UDP_QKEY, then RTR and RTS (SQ PSN 0)
+                    qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(id.port).qkey(RDMA_UDP_QKEY));
+                    qp.modify(new QpAttr().state(QpState.RTR));
+                    qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+                } else {
+                    // cma_init_ib_qp: INIT with the P_Key index and remote READ/WRITE
+                    qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(id.port)
+                            .accessFlags(Access.REMOTE_READ | Access.REMOTE_WRITE));
+                }
             } catch (RuntimeException e) {
                 qp.destroy();
                 throw e;
@@ -380,6 +402,10 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         synchronized (lock) {
             require(id, CmState.Call.CONNECT);
             MadAgent agent = agent(id);
+            if (id.sidr) {
+                connectSidr(id, agent, param);
+                return;
+            }
             if (id.qp == null) {
                 throw new VerbsException(Errno.EINVAL, "rdma_connect: create the QP first (rdma_create_qp)");
             }
@@ -408,10 +434,29 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                     .privateData(new CmaHeader(id.local.getAddress(), id.local.getPort(), id.remote.getAddress())
                             .encode(user));
             id.state = CmState.REQ_SENT;
-            id.outstanding = send(id, agent, req.encode(id.tid), id.dgid, MAD_TIMEOUT_MS, MAX_CM_RETRIES);
+            id.outstanding = send(id, agent, req.encode(id.tid), id.dgid, madTimeoutMs, madRetries);
             byCommId.put(id.localCommId, id);
             count("req_sent");
         }
+    }
+
+    /** {@code cma_resolve_ib_udp}: a SIDR_REQ with the CMA header; ESTABLISHED (or UNREACHABLE) follows the SIDR_REP. */
+    private void connectSidr(CmaId id, MadAgent agent, RdmaConnParam param) {
+        byte[] user = param.privateData();
+        if (user.length > CmaHeader.SIDR_REQ_USER_DATA_SIZE) {
+            throw new VerbsException(Errno.EINVAL, "rdma_connect: private data of " + user.length
+                    + " bytes, at most " + CmaHeader.SIDR_REQ_USER_DATA_SIZE);
+        }
+        id.param = param;
+        id.localCommId = newCommId(id);
+        id.tid = cmTid(agent, id.localCommId);
+        SidrReq req = new SidrReq().requestId(id.localCommId).pkey(0xffff).serviceId(id.ps.serviceId(id.remote.getPort()))
+                .privateData(new CmaHeader(id.local.getAddress(), id.local.getPort(), id.remote.getAddress())
+                        .encodeSidr(user));
+        id.state = CmState.REQ_SENT;
+        id.outstanding = send(id, agent, req.encode(id.tid), id.dgid, madTimeoutMs, madRetries);
+        byCommId.put(id.localCommId, id);
+        count("sidr_req_sent");
     }
 
     /** {@code cm_form_tid}: the agent's hi_tid above the local comm ID as it lies in memory (little-endian). */
@@ -445,6 +490,19 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             if (id.qp == null) {
                 throw new VerbsException(Errno.EINVAL, "rdma_accept: create the QP first (rdma_create_qp)");
             }
+            if (id.sidr) {
+                byte[] pd = param.privateData();
+                if (pd.length > SidrRep.PRIVATE_DATA_SIZE) {
+                    throw new VerbsException(Errno.EINVAL, "rdma_accept: private data of " + pd.length
+                            + " bytes, at most " + SidrRep.PRIVATE_DATA_SIZE);
+                }
+                // cma_send_sidr_rep: SUCCESS with the QPN and the Q_Key
+                sendSidrRep(id, SidrRep.SUCCESS, id.qp.qpNum(), RDMA_UDP_QKEY, pd);
+                id.param = param;
+                id.state = CmState.ESTABLISHED;
+                forget(id);
+                return;
+            }
             byte[] pd = param.privateData();
             if (pd.length > CmRep.PRIVATE_DATA_SIZE) {
                 throw new VerbsException(Errno.EINVAL, "rdma_accept: private data of " + pd.length + " bytes, at most "
@@ -471,8 +529,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                     .rnrRetryCount(param.rnrRetryCount()).srq(id.qp.srq() != null)
                     .localCaGuid(id.device.nodeGuid()).privateData(pd);
             id.state = CmState.REP_SENT;
-            id.outstanding = send(id, agent, rep.encode(id.tid), id.dgid, MAD_TIMEOUT_MS,
-                    Math.min(MAX_CM_RETRIES, req.maxCmRetries()));
+            id.mraPending = false;
+            id.outstanding = send(id, agent, rep.encode(id.tid), id.dgid, madTimeoutMs,
+                    Math.min(madRetries, req.maxCmRetries()));
             id.lastReply = id.outstanding;
             count("rep_sent");
         }
@@ -482,6 +541,16 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         synchronized (lock) {
             require(id, CmState.Call.REJECT);
             byte[] pd = privateData == null ? new byte[0] : privateData;
+            if (id.sidr) {
+                if (pd.length > SidrRep.PRIVATE_DATA_SIZE) {
+                    throw new VerbsException(Errno.EINVAL, "rdma_reject: private data of " + pd.length
+                            + " bytes, at most " + SidrRep.PRIVATE_DATA_SIZE);
+                }
+                sendSidrRep(id, SidrRep.REJECT, 0, 0, pd);
+                id.state = CmState.ERROR;
+                forget(id);
+                return;
+            }
             if (pd.length > CmRej.PRIVATE_DATA_SIZE) {
                 throw new VerbsException(Errno.EINVAL, "rdma_reject: private data of " + pd.length + " bytes, at most "
                         + CmRej.PRIVATE_DATA_SIZE);
@@ -497,6 +566,15 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         synchronized (lock) {
             require(id, CmState.Call.DISCONNECT);
             toError(id.qp);
+            if (id.sidr) {
+                // a UD id has no connection: rdma_disconnect only moves the QP to ERR
+                if (id.state == CmState.REQ_SENT) {
+                    cancelOutstanding(id);
+                    id.state = CmState.ERROR;
+                    forget(id);
+                }
+                return;
+            }
             switch (id.state) {
                 case ESTABLISHED, REP_SENT -> {
                     cancelOutstanding(id);
@@ -505,7 +583,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                     CmDreq dreq = new CmDreq().localCommId(id.localCommId).remoteCommId(id.remoteCommId)
                             .remoteQpn(id.remoteQpn);
                     id.state = CmState.DREQ_SENT;
-                    id.outstanding = send(id, agent, dreq.encode(id.dreqTid), id.dgid, MAD_TIMEOUT_MS, MAX_CM_RETRIES);
+                    id.outstanding = send(id, agent, dreq.encode(id.dreqTid), id.dgid, madTimeoutMs, madRetries);
                     count("dreq_sent");
                 }
                 case DREQ_RCVD -> {
@@ -533,7 +611,8 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             if (id.destroyed) {
                 return;
             }
-            switch (id.state) {
+            CmState was = id.state;
+            switch (id.sidr && id.state != CmState.REQ_RCVD ? CmState.IDLE : id.state) {
                 case ESTABLISHED, REP_SENT, DREQ_RCVD, REQ_SENT -> {
                     // destroying a connected id disconnects it (rdma_destroy_id -> cma_cancel_operation / ib_destroy_cm_id)
                     try {
@@ -542,17 +621,27 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                         // device gone
                     }
                 }
-                case REQ_RCVD -> sendRej(id.device, id.port, id.dgid, id.sgidIndex, id.tid, id.localCommId,
-                        id.remoteCommId, CmRejReason.CONSUMER_DEFINED, 0, new byte[0]);
+                case REQ_RCVD -> {
+                    if (id.sidr) {
+                        sendSidrRep(id, SidrRep.REJECT, 0, 0, new byte[0]); // cm_destroy_id: IB_CM_SIDR_REQ_RCVD
+                    } else {
+                        sendRej(id.device, id.port, id.dgid, id.sgidIndex, id.tid, id.localCommId,
+                                id.remoteCommId, CmRejReason.CONSUMER_DEFINED, 0, new byte[0]);
+                    }
+                }
                 default -> {
                 }
             }
             cancelOutstanding(id);
+            CmState after = id.state;
             id.destroyed = true;
             id.state = CmState.DESTROYING;
             listeners.remove(id);
             ids.remove(id);
-            forget(id);
+            if (was != CmState.TIMEWAIT && after != CmState.TIMEWAIT) {
+                forget(id);
+            } // else: the comm IDs stay known (answering duplicates as for a gone id) until the time wait ends
+
             if (id.boundPort != 0) {
                 Map<Integer, List<CmaId>> m = ports.get(id.ps);
                 List<CmaId> h = m == null ? null : m.get(id.boundPort);
@@ -596,6 +685,11 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
     }
 
     // ------------------------------------------------------------------ sending
+
+    private MadAgent agentOrNull(CmaId id) {
+        MadAgent[] a = id.device == null ? null : agents.get(id.device);
+        return a == null || id.port >= a.length ? null : a[id.port];
+    }
 
     private MadAgent agent(CmaId id) {
         MadAgent[] a = id.device == null ? null : agents.get(id.device);
@@ -689,6 +783,17 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             }
             id.outstanding = null;
             count("timeouts");
+            if (id.sidr) {
+                if (id.state != CmState.REQ_SENT) {
+                    return;
+                }
+                // cma_sidr_rep_handler: IB_CM_SIDR_REQ_ERROR -> UNREACHABLE, -ETIMEDOUT
+                id.state = CmState.ERROR;
+                forget(id);
+                ev = new RdmaCmEvent(RdmaCmEventType.UNREACHABLE, id, null, -Errno.ETIMEDOUT.value(), null);
+                dispatch(id, ev);
+                return;
+            }
             switch (id.state) {
                 case REQ_SENT, REP_SENT -> {
                     // cma: IB_CM_REQ_ERROR / IB_CM_REP_ERROR -> UNREACHABLE, -ETIMEDOUT
@@ -726,14 +831,21 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 case CmAttr.REP -> onRep(dev, port, r, CmRep.decode(m));
                 case CmAttr.RTU -> onRtu(CmRtu.decode(m));
                 case CmAttr.REJ -> onRej(CmRej.decode(m));
-                case CmAttr.DREQ -> onDreq(dev, port, r, CmDreq.decode(m));
+                case CmAttr.DREQ -> onDreq(dev, port, agent, r, CmDreq.decode(m));
                 case CmAttr.DREP -> onDrep(CmDrep.decode(m));
-                case CmAttr.MRA -> count("mra_rcvd"); // the peer asks for time: our retries are long enough
+                case CmAttr.MRA -> onMra(CmMra.decode(m));
+                case CmAttr.SIDR_REQ -> onSidrReq(dev, port, agent, r, SidrReq.decode(m));
+                case CmAttr.SIDR_REP -> onSidrRep(SidrRep.decode(m));
+                // cm_lap_handler / cm_apr_handler: alternate paths are not supported over RoCE
+                case CmAttr.LAP, CmAttr.APR -> count("dropped_unsupported_attr");
                 default -> count("dropped_unknown_attr");
             }
+        } catch (IllegalArgumentException e) {
+            count("dropped_malformed"); // a field out of its range (the codecs check every one)
+            LOG.log(System.Logger.Level.DEBUG, "rdma_cm: dropped a malformed CM MAD: " + e);
         } catch (RuntimeException e) {
-            count("dropped_malformed");
-            LOG.log(System.Logger.Level.DEBUG, "rdma_cm: dropped a CM MAD: " + e);
+            count("dropped_error");
+            LOG.log(System.Logger.Level.DEBUG, "rdma_cm: dropped a CM MAD: " + e, e);
         }
     }
 
@@ -748,14 +860,45 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             List<Long> key = List.of((long) req.localCommId(), req.localCaGuid());
             CmaId dup = byRemoteId.get(key);
             if (dup != null) {
+                // cm_dup_req_handler: REQ_RCVD drops it, MRA_REQ_SENT resends the MRA, TIMEWAIT rejects it as
+                // stale; REP_SENT drops it (the REP is being retransmitted)
                 count("dup_req");
+                if (dup.destroyed) {
+                    return;
+                }
                 if (dup.state == CmState.TIMEWAIT) {
                     sendRej(dev, port, from, dup.sgidIndex, r.mad().tid(), dup.localCommId, req.localCommId(),
                             CmRejReason.STALE_CONN, 0, new byte[0]);
+                } else if (dup.state == CmState.REQ_RCVD && dup.mraPending) {
+                    sendMra(dup, CmMra.MSG_REQ);
                 }
-                return; // the REQ is being answered (cm_dup_req_handler)
+                return;
+            }
+            CmaId stale = liveByRemoteQpn(req.localQpn(), req.localCaGuid());
+            if (stale != null) {
+                // cm_match_req / cm_insert_remote_qpn: a new REQ from a QP we are connected to: the peer lost
+                // that connection. Reject the REQ as stale, and disconnect the old connection
+                count("rej_stale_conn");
+                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.STALE_CONN, 0,
+                        new byte[0]);
+                if (stale.state == CmState.ESTABLISHED) {
+                    try {
+                        disconnect(stale);
+                    } catch (RuntimeException e) {
+                        count("send_failed");
+                    }
+                }
+                return;
+            }
+            if (!hasListener(req.serviceId(), false)) {
+                // cm_match_req: no listener on the service ID
+                count("rej_no_listener");
+                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_SERVICE_ID, 0,
+                        new byte[0]);
+                return;
             }
             if (req.transportType() != 0) {
+                count("rej_bad_transport");
                 sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_TRANSPORT_TYPE, 0,
                         new byte[0]);
                 return;
@@ -764,16 +907,19 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             try {
                 hdr = CmaHeader.decode(req.privateData());
             } catch (IllegalArgumentException e) {
+                // cma_ib_req_handler fails (cma_save_ip_info: bad cma_version / IP version): cm.c destroys the
+                // new cm_id in REQ_RCVD, which rejects with CONSUMER_DEFINED
                 count("rej_bad_cma_header");
-                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_SERVICE_ID, 0,
+                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.CONSUMER_DEFINED, 0,
                         new byte[0]);
                 return;
             }
             CmaRoute.Endpoint here = CmaRoute.find(List.of(dev), hdr.dstAddr());
-            listener = findListener(req.serviceId(), hdr.dstAddr(), dev, here);
-            if (listener == null || here == null) {
+            listener = here == null ? null : findListener(req.serviceId(), hdr.dstAddr(), dev, here);
+            if (listener == null || listener.sidr) {
+                // a listener on the service ID, but none for this address: cma's handler fails -> CONSUMER_DEFINED
                 count("rej_no_listener");
-                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_SERVICE_ID, 0,
+                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.CONSUMER_DEFINED, 0,
                         new byte[0]);
                 return;
             }
@@ -802,6 +948,31 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         dispatch(conn, new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, conn, listener, 0, p));
     }
 
+    private boolean hasListener(long serviceId, boolean sidr) {
+        for (CmaId l : listeners) {
+            if (l.sidr == sidr && l.ps.serviceId(l.local.getPort()) == serviceId) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The live (or time-waiting) connection to remote QP {@code qpn} of CA {@code caGuid} ({@code cm_insert_remote_qpn}). */
+    private CmaId liveByRemoteQpn(int qpn, long caGuid) {
+        for (CmaId c : ids) {
+            if (!c.sidr && c.remoteCaGuid == caGuid && c.remoteQpn == qpn && !c.destroyed) {
+                switch (c.state) {
+                    case REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD, TIMEWAIT -> {
+                        return c;
+                    }
+                    default -> {
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
     private CmaId findListener(long serviceId, InetAddress dst, IbDevice dev, CmaRoute.Endpoint here) {
         CmaId wildcard = null;
         for (CmaId l : listeners) {
@@ -823,7 +994,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         RdmaCmEvent ev;
         synchronized (lock) {
             id = byCommId.get(rep.remoteCommId());
-            if (id == null || id.destroyed) {
+            if (id == null || id.destroyed || id.sidr) {
                 count("dropped_unknown_conn");
                 return;
             }
@@ -900,7 +1071,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         RdmaCmEvent ev;
         synchronized (lock) {
             id = byCommId.get(rej.remoteCommId());
-            if (id == null || id.destroyed) {
+            if (id == null || id.destroyed || id.sidr) {
                 count("dropped_unknown_conn");
                 return;
             }
@@ -926,13 +1097,29 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         dispatch(id, ev);
     }
 
-    private void onDreq(IbDevice dev, int port, MadRecv r, CmDreq dreq) {
+    private void onDreq(IbDevice dev, int port, MadAgent agent, MadRecv r, CmDreq dreq) {
         CmaId id;
         synchronized (lock) {
             id = byCommId.get(dreq.remoteCommId());
-            if (id == null || id.destroyed || id.remoteCommId != dreq.localCommId()) {
-                count("dropped_unknown_conn");
-                // cm.c answers a DREQ for an unknown connection with a DREP so the peer stops retrying
+            if (id == null || id.destroyed || id.sidr || id.remoteCommId != dreq.localCommId()) {
+                // cm_dreq_handler -> cm_issue_drep: a DREQ for an unknown connection is answered with a DREP
+                // (comm IDs swapped, the DREQ's TID) so that the peer stops retrying
+                count("dreq_unknown_conn");
+                CmDrep drep = new CmDrep().localCommId(dreq.remoteCommId()).remoteCommId(dreq.localCommId());
+                try {
+                    agent.send(new MadSend(drep.encode(r.mad().tid())).ah(agent.ahAttrFromWc(r)).remoteQpn(r.srcQp()));
+                    count("drep_sent");
+                } catch (RuntimeException e) {
+                    count("send_failed");
+                }
+                return;
+            }
+            if (id.qp != null && id.qp.qpNum() != dreq.remoteQpn()) {
+                count("dropped_wrong_qpn"); // cm_dreq_handler: local_qpn != the DREQ's remote QPN
+                return;
+            }
+            if (id.state == CmState.DREQ_RCVD) {
+                count("dup_dreq");
                 return;
             }
             id.dreqTid = r.mad().tid();
@@ -957,6 +1144,161 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             }
         }
         dispatch(id, new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, id, null, 0, null));
+    }
+
+    /** {@code cm_mra_handler}: the peer needs time to answer our REQ or REP; wait for it longer. */
+    private void onMra(CmMra mra) {
+        synchronized (lock) {
+            CmaId id = byCommId.get(mra.remoteCommId());
+            boolean forReq = mra.messageMraed() == CmMra.MSG_REQ;
+            if (id == null || id.destroyed || id.sidr || (!forReq && id.remoteCommId != mra.localCommId())
+                    || mra.messageMraed() > CmMra.MSG_OTHER) {
+                count("dropped_unknown_conn");
+                return;
+            }
+            boolean matches = forReq ? id.state == CmState.REQ_SENT
+                    : mra.messageMraed() == CmMra.MSG_REP && id.state == CmState.REP_SENT;
+            if (!matches) {
+                count("dropped_wrong_state");
+                return;
+            }
+            if (id.mraRcvd) {
+                count("dup_mra");
+                return;
+            }
+            // the service timeout plus the packet life time (cm_id_priv->av.timeout = life time + 1)
+            int timeoutMs = CmTimeout.toMs(mra.serviceTimeout()) + (int) cmTimeoutMs(IBOE_PACKET_LIFETIME + 1);
+            MadSend s = id.outstanding;
+            MadAgent a = agentOrNull(id);
+            if (s == null || a == null || !a.modify(s, timeoutMs)) {
+                count("dropped_wrong_state");
+                return;
+            }
+            id.mraRcvd = true;
+            count("mra_rcvd");
+        }
+    }
+
+    /** An MRA for the REQ this id received ({@code cm_format_mra} with the id's service timeout). */
+    private void sendMra(CmaId id, int msg) {
+        try {
+            CmMra mra = new CmMra().localCommId(id.localCommId).remoteCommId(id.remoteCommId).messageMraed(msg)
+                    .serviceTimeout(MRA_SERVICE_TIMEOUT);
+            send(id, agent(id), mra.encode(id.tid), id.dgid, 0, 0);
+            count("mra_sent");
+        } catch (RuntimeException e) {
+            count("send_failed");
+        }
+    }
+
+    /** {@code cm_sidr_req_handler} and {@code cma_ib_req_handler} for a UD port space. */
+    private void onSidrReq(IbDevice dev, int port, MadAgent agent, MadRecv r, SidrReq req) {
+        Gid from = r.sgid();
+        CmaId listener;
+        CmaId conn;
+        synchronized (lock) {
+            if (from == null) {
+                count("dropped_no_grh");
+                return;
+            }
+            for (CmaId c : ids) {
+                if (c.sidr && c.state == CmState.REQ_RCVD && c.remoteCommId == req.requestId() && from.equals(c.dgid)) {
+                    count("dup_sidr_req"); // cm_insert_remote_sidr: being answered
+                    return;
+                }
+            }
+            long tid = r.mad().tid();
+            if (!hasListener(req.serviceId(), true)) {
+                count("sidr_no_listener"); // cm_reject_sidr_req(IB_SIDR_UNSUPPORTED)
+                sendSidrRepTo(agent, r, tid, req.requestId(), req.serviceId(), SidrRep.UNSUPPORTED);
+                return;
+            }
+            CmaHeader hdr;
+            try {
+                hdr = CmaHeader.decode(req.privateData());
+            } catch (IllegalArgumentException e) {
+                count("sidr_bad_cma_header"); // cma's handler fails: the cm_id is destroyed -> IB_SIDR_REJECT
+                sendSidrRepTo(agent, r, tid, req.requestId(), req.serviceId(), SidrRep.REJECT);
+                return;
+            }
+            CmaRoute.Endpoint here = CmaRoute.find(List.of(dev), hdr.dstAddr());
+            listener = here == null ? null : findListener(req.serviceId(), hdr.dstAddr(), dev, here);
+            if (listener == null || !listener.sidr) {
+                count("sidr_no_listener");
+                sendSidrRepTo(agent, r, tid, req.requestId(), req.serviceId(), SidrRep.REJECT);
+                return;
+            }
+            conn = new CmaId(this, listener.handler, listener.ps, listener);
+            conn.sidr = true;
+            conn.context = listener.context;
+            at(conn, here);
+            conn.local = new InetSocketAddress(hdr.dstAddr(), listener.local.getPort());
+            conn.remote = new InetSocketAddress(hdr.srcAddr(), hdr.port());
+            conn.dgid = from;
+            conn.tid = tid;
+            conn.remoteCommId = req.requestId();
+            conn.serviceId = req.serviceId();
+            conn.state = CmState.REQ_RCVD;
+            ids.add(conn);
+            count("sidr_req_rcvd");
+        }
+        RdmaConnParam p = new RdmaConnParam().privateData(CmaHeader.userData(req.privateData()));
+        dispatch(conn, new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, conn, listener, 0, p));
+    }
+
+    private void sendSidrRep(CmaId id, int status, int qpn, int qkey, byte[] privateData) {
+        SidrRep rep = new SidrRep().requestId(id.remoteCommId).status(status).qpn(qpn).qkey(qkey)
+                .serviceId(id.serviceId).privateData(privateData);
+        try {
+            send(id, agent(id), rep.encode(id.tid), id.dgid, 0, 0);
+            count("sidr_rep_sent");
+        } catch (RuntimeException e) {
+            count("send_failed");
+        }
+    }
+
+    private void sendSidrRepTo(MadAgent agent, MadRecv r, long tid, int requestId, long serviceId, int status) {
+        SidrRep rep = new SidrRep().requestId(requestId).status(status).serviceId(serviceId);
+        try {
+            agent.send(new MadSend(rep.encode(tid)).ah(agent.ahAttrFromWc(r)).remoteQpn(r.srcQp()));
+            count("sidr_rep_sent");
+        } catch (RuntimeException e) {
+            count("send_failed");
+        }
+    }
+
+    /** {@code cma_sidr_rep_handler}: ESTABLISHED with ud.qp_num, ud.qkey and ud.ah_attr, or UNREACHABLE. */
+    private void onSidrRep(SidrRep rep) {
+        CmaId id;
+        RdmaCmEvent ev;
+        synchronized (lock) {
+            id = byCommId.get(rep.requestId());
+            if (id == null || id.destroyed || !id.sidr || id.state != CmState.REQ_SENT) {
+                count("dropped_unknown_conn");
+                return;
+            }
+            cancelOutstanding(id);
+            count("sidr_rep_rcvd");
+            if (rep.status() != SidrRep.SUCCESS) {
+                id.state = CmState.ERROR;
+                forget(id);
+                ev = new RdmaCmEvent(RdmaCmEventType.UNREACHABLE, id, null, rep.status(),
+                        new RdmaConnParam().privateData(rep.privateData()));
+            } else if (rep.qkey() != RDMA_UDP_QKEY) {
+                // cma_set_qkey: the UDP port space uses RDMA_UDP_QKEY only
+                id.state = CmState.ERROR;
+                forget(id);
+                ev = new RdmaCmEvent(RdmaCmEventType.ADDR_ERROR, id, null, -Errno.EINVAL.value(), null);
+            } else {
+                id.remoteQpn = rep.qpn();
+                id.state = CmState.ESTABLISHED;
+                forget(id);
+                ev = new RdmaCmEvent(RdmaCmEventType.ESTABLISHED, id, null, 0, new RdmaConnParam()
+                        .privateData(rep.privateData()).qpNum(rep.qpn()).qkey(rep.qkey())
+                        .ahAttr(new AhAttr().portNum(id.port).grh(id.dgid, id.sgidIndex)));
+            }
+        }
+        dispatch(id, ev);
     }
 
     private void onDrep(CmDrep drep) {
@@ -1021,6 +1363,28 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         if (rc != 0) {
             destroyQp(id);
             destroy(id);
+        } else if (ev.type() == RdmaCmEventType.CONNECT_REQUEST) {
+            synchronized (lock) {
+                // cma_ib_req_handler: not accepted or rejected yet -> ib_send_cm_mra(CMA_CM_MRA_SETTING), which
+                // with IB_CM_MRA_FLAG_DELAY sends nothing now; duplicate REQs are answered with the MRA
+                if (!id.destroyed && !id.sidr && id.state == CmState.REQ_RCVD) {
+                    id.mraPending = true;
+                }
+            }
+        }
+    }
+
+    /** Ids alive (created, not destroyed), for leak checks. */
+    int idCount() {
+        synchronized (lock) {
+            return ids.size();
+        }
+    }
+
+    /** Entries of the comm ID tables (connections being set up, connected, or time-waiting). */
+    int connTableSize() {
+        synchronized (lock) {
+            return byCommId.size() + byRemoteId.size();
         }
     }
 
