@@ -3,7 +3,6 @@ package org.jrdma.ib.cm.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -329,9 +328,5 @@ class RpingLoopbackTest extends RpingFixture {
             assertTrue(at < lines.length, "no line /" + p + "/ in order in:\n" + out);
             at++;
         }
-    }
-
-    static String read(Path p) throws IOException {
-        return Files.readString(p, StandardCharsets.ISO_8859_1);
     }
 }
