@@ -417,9 +417,8 @@ public final class Rping {
             }
 
             debug("destroy cm_id " + ptr(cb.cmId) + "\n");
-            RdmaCmId id = cb.cmId;
+            closeQuietly(cb.cmId); // events still queued for it are delivered first, with cb.cmId still its own
             cb.cmId = null;
-            closeQuietly(id);
             return ret;
         }
 
@@ -1310,9 +1309,8 @@ public final class Rping {
             while ((r = pendingRequests.poll()) != null) {
                 closeQuietly(r);
             }
-            RdmaCmId id = cb.cmId;
+            closeQuietly(cb.cmId);
             cb.cmId = null;
-            closeQuietly(id);
         }
 
         static void closeQuietly(RdmaCmId id) {

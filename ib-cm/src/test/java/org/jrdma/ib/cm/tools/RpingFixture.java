@@ -85,7 +85,19 @@ abstract class RpingFixture {
         /** Waits for the exit status; fails if the run does not end within {@code ms}. */
         int await(long ms) throws InterruptedException {
             thread.join(ms);
-            assertFalse(thread.isAlive(), thread.getName() + " still running; stdout:\n" + out() + "\nstderr:\n" + err());
+            if (thread.isAlive()) {
+                StringBuilder dump = new StringBuilder();
+                Thread.getAllStackTraces().forEach((t, st) -> {
+                    if (t.getName().startsWith("rping") || t.getName().startsWith("loopback")) {
+                        dump.append(t.getName()).append('\n');
+                        for (StackTraceElement e : st) {
+                            dump.append("    ").append(e).append('\n');
+                        }
+                    }
+                });
+                assertFalse(true, thread.getName() + " still running; stdout:\n" + out() + "\nstderr:\n" + err()
+                        + "\nthreads:\n" + dump);
+            }
             return status;
         }
 

@@ -255,7 +255,8 @@ class RpingWireTest extends RpingFixture {
     /**
      * The client's host vanishes (no DREQ) right after it advertised its buffer: the server's RDMA
      * READ or go-ahead finds nobody, the transport gives up after its retries, and the server fails
-     * as rping does instead of waiting forever.
+     * as rping does instead of waiting forever. (Had the go-ahead been received before, the server
+     * would wait for the next advert forever, as rping.c does: it has no keepalive.)
      */
     @Test
     void aVanishedClientFailsTheServer() throws Exception {
@@ -271,11 +272,12 @@ class RpingWireTest extends RpingFixture {
             id.resolveRoute(2000);
             cli.next(RdmaCmEventType.ROUTE_RESOLVED);
             cli.setUp(id);
-            cli.postRecv(0);
+            // no receive for the go-ahead: the server's SEND waits in RNR until the client is gone
             id.connect(new RdmaConnParam().flowControl(0));
             cli.next(RdmaCmEventType.ESTABLISHED);
             cli.buf.putLong(16, cli.mr.iova() + 4096).putInt(24, cli.mr.rkey()).putInt(28, 64);
             cli.send(16, 16);
+            cli.pollFor(WcOpcode.SEND); // the advert arrived (before it, the server would wait forever, as rping.c)
             cli.qp.modify(new QpAttr().state(QpState.ERR)); // gone, without a word
 
             assertEquals(255, s.await(20_000), s.err());
