@@ -41,6 +41,7 @@ public final class Mad {
     public static final int STATUS_INVALID_ATTRIB_VALUE = 0x001c;
 
     private final byte[] b;
+    private final int length;
 
     /** A zeroed MAD. */
     public Mad() {
@@ -49,14 +50,34 @@ public final class Mad {
 
     /** A view of {@code bytes} (at least 256; longer for an RMPP-reassembled MAD). */
     public Mad(byte[] bytes) {
+        this(bytes, bytes.length);
+    }
+
+    /**
+     * A view of {@code bytes} of which the first {@code length} count: an RMPP-reassembled MAD shorter
+     * than 256 bytes (one segment, a short table) is kept in 256 bytes with its real length.
+     */
+    public Mad(byte[] bytes, int length) {
         if (bytes.length < SIZE) {
             throw new IllegalArgumentException("a MAD is at least " + SIZE + " bytes, not " + bytes.length);
         }
+        if (length < HDR_SIZE || length > bytes.length) {
+            throw new IllegalArgumentException("MAD length " + length + " of " + bytes.length + " bytes");
+        }
         this.b = bytes;
+        this.length = length;
     }
 
     public byte[] bytes() {
         return b;
+    }
+
+    /**
+     * The length that counts: 256 for a MAD as it arrived, the header plus the payload for an
+     * RMPP-reassembled one ({@code mad_recv_wc->mad_len}, {@code get_mad_len} of {@code mad_rmpp.c}).
+     */
+    public int length() {
+        return length;
     }
 
     public int baseVersion() { return u8(0); }

@@ -15,6 +15,7 @@ public final class MadSend {
     private int timeoutMs;
     private int retries;
     private Object context;
+    private int rmppDataLen = -1;
 
     public MadSend(Mad mad) {
         this.mad = mad;
@@ -35,6 +36,21 @@ public final class MadSend {
     public MadSend timeoutMs(int v) { timeoutMs = v; return this; }
     public int retries() { return retries; }
     public MadSend retries(int v) { retries = v; return this; }
+    /**
+     * RMPP, as {@code ib_create_send_mad} with {@code rmpp_active}: the MAD's class data after the class
+     * header ({@code ib_get_mad_data_offset}: 56 bytes for SA, 36 otherwise) is {@code dataLen} bytes long
+     * and goes out in segments, windowed by the receiver's ACKs (IBTA 13.6); the send is done when the
+     * last segment is acknowledged. A MAD longer than 256 bytes is sent this way without asking. GSI only.
+     */
+    public MadSend rmpp(int dataLen) {
+        if (dataLen < 0) {
+            throw new IllegalArgumentException("RMPP data length " + dataLen);
+        }
+        rmppDataLen = dataLen;
+        return this;
+    }
+    /** The RMPP data length, or -1 for a MAD sent as it is. */
+    public int rmppDataLen() { return rmppDataLen; }
     /** Whatever the sender wants back in its callbacks. */
     public Object context() { return context; }
     public MadSend context(Object v) { context = v; return this; }

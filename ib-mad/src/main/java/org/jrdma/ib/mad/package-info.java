@@ -7,5 +7,5 @@
  * {@link MadHandler}. {@link Mad} reads and writes the 24-byte common header.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package org.jrdma.ib.mad;

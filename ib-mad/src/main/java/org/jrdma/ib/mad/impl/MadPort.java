@@ -354,9 +354,17 @@ final class MadPort {
                     return;
                 }
             }
+            boolean rmpp = m.bytes().length > Mad.SIZE || send.rmppDataLen() >= 0;
+            if (rmpp && agent.qp.type != QpType.GSI) {
+                throw new VerbsException(Errno.EINVAL, "send: RMPP (a MAD of " + m.bytes().length
+                        + " bytes) is for the GSI QP only");
+            }
             AddressHandle ah = pd.createAh(send.ah().copy().portNum(port));
             ahs.add(ah);
             MadSendWr wr = new MadSendWr(agent, send, ah, agent.qp);
+            if (rmpp) {
+                wr.rmppInit();
+            }
             agent.outstanding.put(send, wr);
             try {
                 postLocked(wr);
@@ -403,16 +411,114 @@ final class MadPort {
             deliverLocalLocked(wr);
             return;
         }
+        if (wr.rmppSegCount > 0) {
+            // (re)send the window: from the segment after the last acknowledged one up to NewWindowLast
+            wr.rmppNext = wr.rmppLastAck + 1;
+            rmppSendWindowLocked(wr);
+            return;
+        }
+        postBytesLocked(wr, wr.send.mad().bytes());
+    }
+
+    /**
+     * {@code send_next_seg} of {@code mad_rmpp.c}: every segment from {@code rmppNext} up to the
+     * receiver's window, each the headers (common, RMPP, class: {@code ib_get_mad_data_offset}) and the
+     * next slice of class data; First carries the whole PayloadLength, Last the rest.
+     */
+    private void rmppSendWindowLocked(MadSendWr wr) {
+        while (wr.rmppNext <= Math.min(wr.rmppNewWin, wr.rmppSegCount)) {
+            int n = wr.rmppNext++;
+            byte[] big = wr.send.mad().bytes();
+            int hdr = Rmpp.dataOffset(wr.mgmtClass);
+            int per = Mad.SIZE - hdr;
+            int dataLen = wr.send.rmppDataLen() >= 0 ? wr.send.rmppDataLen() : big.length - hdr;
+            int pad = wr.rmppSegCount * per - dataLen;
+            byte[] seg = new byte[Mad.SIZE];
+            System.arraycopy(big, 0, seg, 0, hdr);
+            int from = hdr + (n - 1) * per;
+            System.arraycopy(big, from, seg, hdr, Math.max(0, Math.min(per, Math.min(big.length, hdr + dataLen) - from)));
+            Mad m = new Mad(seg);
+            int flags = Rmpp.FLAG_ACTIVE | (n == 1 ? Rmpp.FLAG_FIRST : 0) | (n == wr.rmppSegCount ? Rmpp.FLAG_LAST : 0);
+            long paylen = 0;
+            if (n == 1) {
+                paylen = (long) wr.rmppSegCount * Rmpp.RMPP_DATA - pad;
+            }
+            if (n == wr.rmppSegCount) {
+                paylen = Rmpp.RMPP_DATA - pad;
+            }
+            Rmpp.set(m, Rmpp.TYPE_DATA, flags, n, paylen);
+            postBytesLocked(wr, seg);
+            counters.inc(MadCounters.RMPP_SEGS_SENT);
+        }
+    }
+
+    /**
+     * {@code process_rmpp_ack} / STOP / ABORT at the sender: an ACK moves the window (and ends the
+     * transfer once the last segment is acknowledged); STOP and ABORT end it with REM_ABORT_ERR.
+     * Anything that matches no RMPP send of ours is consumed silently.
+     */
+    private void rmppSenderControl(QpInfo q, Mad mad) {
+        MadSendWr wr = null;
+        for (MadAgentImpl a : q.agents) {
+            for (MadSendWr w : a.outstanding.values()) {
+                if (w.rmppSegCount > 0 && w.tid == mad.tid() && w.mgmtClass == mad.mgmtClass() && !w.done) {
+                    wr = w;
+                }
+            }
+        }
+        if (wr == null) {
+            return;
+        }
+        if (Rmpp.type(mad) != Rmpp.TYPE_ACK) {
+            counters.inc(MadCounters.RMPP_ABORTS);
+            completeLocked(wr, WcStatus.REM_ABORT_ERR);
+            return;
+        }
+        long seg = Rmpp.segNum(mad);
+        long newWin = Rmpp.paylenNewwin(mad);
+        if (seg > wr.rmppSegCount || newWin < seg) {
+            counters.inc(MadCounters.RMPP_ABORTS);
+            completeLocked(wr, WcStatus.REM_ABORT_ERR);
+            return;
+        }
+        if (seg < wr.rmppLastAck) {
+            return; // an old ACK
+        }
+        wr.rmppLastAck = (int) seg;
+        wr.rmppNewWin = (int) Math.max(wr.rmppNewWin, Math.min(newWin, wr.rmppSegCount));
+        wr.retriesLeft = wr.send.retries() > 0 ? wr.send.retries() : MadSendWr.RMPP_RETRIES;
+        if (wr.rmppLastAck == wr.rmppSegCount) {
+            wr.responded = true;
+            wr.cancelTimer();
+            if (wr.inflight == 0) {
+                completeLocked(wr, WcStatus.SUCCESS);
+            }
+            return;
+        }
+        startTimerLocked(wr);
+        if (wr.rmppNext <= wr.rmppLastAck) {
+            wr.rmppNext = wr.rmppLastAck + 1;
+        }
+        try {
+            rmppSendWindowLocked(wr);
+        } catch (RuntimeException e) {
+            MadLayer.LOG.log(System.Logger.Level.WARNING, q + ": RMPP segment send failed", e);
+            completeLocked(wr, WcStatus.GENERAL_ERR);
+        }
+    }
+
+    private void postBytesLocked(MadSendWr wr, byte[] bytes) {
         QpInfo q = wr.qp;
         Integer slot = q.freeSlots.poll();
         if (slot == null) {
             wr.queued = true;
+            wr.queuedBytes.add(bytes);
             q.overflow.add(wr);
             counters.inc(MadCounters.SEND_QUEUED);
             return;
         }
         int off = slot * Mad.SIZE;
-        q.sendBuf.put(off, wr.send.mad().bytes(), 0, Mad.SIZE);
+        q.sendBuf.put(off, bytes, 0, Mad.SIZE);
         SendWr swr = new SendWr().wrId(q.wrId(true, slot)).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sgList(new Sge(q.sendMr.iova() + off, Mad.SIZE, q.sendMr.lkey()))
                 .ud(wr.ah, wr.send.remoteQpn(), wr.send.remoteQkey()).pkeyIndex(wr.send.pkeyIndex());
@@ -458,7 +564,11 @@ final class MadPort {
     /** {@code timeout_sends}: resend, or end with RESP_TIMEOUT_ERR once the retries are used up. */
     private void timeout(MadSendWr wr, int gen) {
         synchronized (this) {
-            if (dead || wr.done || gen != wr.timerGen || wr.inflight > 0 || wr.responded) {
+            if (dead || wr.done || gen != wr.timerGen || wr.responded) {
+                return;
+            }
+            if (wr.inflight > 0) {
+                wr.timer = null; // the send completion restarts it
                 return;
             }
             wr.timer = null;
@@ -491,7 +601,8 @@ final class MadPort {
         wr.done = true;
         wr.cancelTimer();
         if (wr.queued) {
-            wr.qp.overflow.remove(wr);
+            wr.qp.overflow.removeIf(x -> x == wr);
+            wr.queuedBytes.clear();
             wr.queued = false;
         }
         if (wr.inflight == 0) {
@@ -559,16 +670,19 @@ final class MadPort {
                 }
                 completeLocked(wr, status);
             } else if (!wr.expectsResponse() || wr.responded) {
-                completeLocked(wr, WcStatus.SUCCESS);
-            } else {
+                if (wr.inflight == 0) {
+                    completeLocked(wr, WcStatus.SUCCESS);
+                }
+            } else if (wr.inflight == 0 && wr.timer == null) {
                 startTimerLocked(wr);
             }
         }
         while (!q.freeSlots.isEmpty() && !q.overflow.isEmpty()) {
             MadSendWr next = q.overflow.poll();
-            next.queued = false;
+            byte[] bytes = next.queuedBytes.poll();
+            next.queued = !next.queuedBytes.isEmpty();
             try {
-                postLocked(next);
+                postBytesLocked(next, bytes == null ? next.send.mad().bytes() : bytes);
             } catch (RuntimeException e) {
                 MadLayer.LOG.log(System.Logger.Level.WARNING, q + ": queued send failed", e);
                 completeLocked(next, WcStatus.GENERAL_ERR);
@@ -634,12 +748,13 @@ final class MadPort {
                 dgid = g[1];
             }
         }
+        if (q.type == QpType.GSI && Rmpp.active(mad) && Rmpp.type(mad) != Rmpp.TYPE_DATA) {
+            rmppSenderControl(q, mad); // ACK/STOP/ABORT of a transfer we send (ib_process_rmpp_recv_wc)
+            return;
+        }
         if (mad.isResponse()) {
             MadAgentImpl a = q.byHiTid.get((int) (mad.tid() >>> 32));
             MadSendWr wr = a == null ? null : findRequest(a, mad.tid(), mad.mgmtClass());
-            if (Rmpp.active(mad) && Rmpp.type(mad) != Rmpp.TYPE_DATA) {
-                return; // ACK/STOP/ABORT of a transfer we send: every segment is sent at once (no window)
-            }
             if (wr == null) {
                 counters.inc(MadCounters.DROPPED_UNMATCHED_RESP);
                 return;
@@ -695,6 +810,7 @@ final class MadPort {
         }
         Mad ack = new Mad(java.util.Arrays.copyOf(seg.bytes(), Mad.SIZE));
         java.util.Arrays.fill(ack.bytes(), 36, Mad.SIZE, (byte) 0);
+        ack.method(ack.method() ^ Mad.METHOD_RESP); // format_ack: the ACK travels as a request
         Rmpp.set(ack, Rmpp.TYPE_ACK, Rmpp.FLAG_ACTIVE, wr.rmppSegs.size(), wr.rmppSegs.size() + Rmpp.WINDOW);
         postReply(q, ack, slid, srcQp, pkeyIndex, sl, sgid, dgid);
         if ((Rmpp.flags(seg) & Rmpp.FLAG_LAST) == 0 || n != wr.rmppSegs.size()) {
@@ -715,7 +831,7 @@ final class MadPort {
         }
         wr.rmppSegs = null;
         counters.inc(MadCounters.RMPP_REASSEMBLED);
-        return new Mad(all);
+        return new Mad(all, Math.max(len, Rmpp.dataOffset(seg.mgmtClass())));
     }
 
     /** A MAD of the layer itself (an RMPP ACK) back to where a receive came from. */

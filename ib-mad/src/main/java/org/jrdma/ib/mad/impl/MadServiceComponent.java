@@ -37,6 +37,11 @@ public class MadServiceComponent implements MadService {
         return layer.registerAgent(device, port, qpType, reg, handler);
     }
 
+    /** The MAD layer behind the service, for the SM component of this bundle. */
+    public MadLayer layer() {
+        return layer;
+    }
+
     @Override
     public Map<String, Long> counters(IbDevice device, int port) {
         return layer.counters(device, port);

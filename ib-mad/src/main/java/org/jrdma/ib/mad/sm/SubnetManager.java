@@ -71,6 +71,7 @@ public final class SubnetManager implements AutoCloseable {
     private final AtomicLong actCount = new AtomicLong();
     private final AtomicLong sweeps = new AtomicLong();
     private MadAgent agent;
+    private SubnetAdministrator sa;
     private volatile long selfGuid;
     private volatile int smLid;
     private volatile int highestLink;
@@ -95,6 +96,8 @@ public final class SubnetManager implements AutoCloseable {
         agent = layer.registerAgent(device, port, QpType.SMI, null, new Handler());
         device.modifyPort(port, new PortModify().setPortCapMask(PortModify.CAP_IS_SM));
         layer.smInfo(device, port, this::smInfo);
+        sa = new SubnetAdministrator(this, layer, device, port);
+        sa.open();
         if (sweepMs > 0) {
             exec.scheduleWithFixedDelay(this::sweepQuietly, 0, sweepMs, TimeUnit.MILLISECONDS);
         }
@@ -109,6 +112,8 @@ public final class SubnetManager implements AutoCloseable {
     public int priority() { return priority; }
     public long activityCount() { return actCount.get(); }
     public long sweeps() { return sweeps.get(); }
+    /** The SA on the SM's port (class 0x03 v2 on QP1), started with the SM. */
+    public SubnetAdministrator sa() { return sa; }
 
     /** The ports found by the last sweep, by port GUID, in LID order. */
     public List<PortRecord> ports() {
@@ -123,6 +128,15 @@ public final class SubnetManager implements AutoCloseable {
             exec.submit(this::sweep).get();
         } catch (ExecutionException e) {
             throw new IllegalStateException("sweep failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /** Sweeps on the SM thread without waiting for it. */
+    public void sweepSoon() {
+        try {
+            exec.execute(this::sweepQuietly);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.log(System.Logger.Level.DEBUG, "SM closed: no sweep");
         }
     }
 
@@ -319,6 +333,9 @@ public final class SubnetManager implements AutoCloseable {
             device.modifyPort(port, new PortModify().clrPortCapMask(PortModify.CAP_IS_SM));
         } catch (VerbsException e) {
             LOG.log(System.Logger.Level.DEBUG, "SM close: " + e.getMessage());
+        }
+        if (sa != null) {
+            sa.close();
         }
         if (agent != null) {
             agent.close();

@@ -1,0 +1,76 @@
+package org.jrdma.ib.mad.shell;
+
+import java.io.PrintStream;
+import java.util.Comparator;
+import java.util.List;
+
+import org.jrdma.ib.core.IbCore;
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.LinkLayer;
+import org.jrdma.ib.core.PortState;
+
+/**
+ * What the infiniband-diags tools share ({@code ibdiag_common.c}, libibumad's port choice): the
+ * messages of {@code IBWARN}, {@code IBPANIC}, {@code IBEXIT}, and the default CA/port.
+ */
+abstract class DiagTool {
+    final String prog;
+    final StringBuilder stderr = new StringBuilder();
+
+    DiagTool(String prog) {
+        this.prog = prog;
+    }
+
+    /** Runs the tool: the exit status (0, or what C's exit() would give, modulo 256). */
+    abstract int run(PrintStream out, String... args);
+
+    static long pid() {
+        return ProcessHandle.current().pid();
+    }
+
+    void ibwarn(String fn, String msg) {
+        stderr.append(String.format("ibwarn: [%d] %s: %s\n", pid(), fn, msg));
+    }
+
+    /** {@code IBPANIC}: stderr, exit(-1). */
+    int ibpanic(String fn, String msg) {
+        stderr.append(String.format("ibpanic: [%d] %s: %s: Success\n", pid(), fn, msg));
+        return 255;
+    }
+
+    /** {@code IBEXIT}: ibexit prints to stdout, exit(-1). */
+    int ibexit(PrintStream out, String msg) {
+        out.printf("%s: iberror: failed: %s\n", prog, msg);
+        return 255;
+    }
+
+    /** The devices as libibumad lists them (by name). */
+    static List<IbDevice> devices(IbCore core) {
+        return core.devices().stream().sorted(Comparator.comparing(IbDevice::name)).toList();
+    }
+
+    /**
+     * {@code umad_resolve_ca_port}: the named CA (or the first with an active InfiniBand port), and the
+     * given port (or its first active one, else its first InfiniBand one). Null if none.
+     */
+    static Object[] resolve(IbCore core, String ca, int port) {
+        List<IbDevice> all = devices(core);
+        for (int pass = 0; pass < 2; pass++) {
+            for (IbDevice d : all) {
+                if (ca != null && !d.name().equals(ca)) {
+                    continue;
+                }
+                for (int p = 1; p <= d.physPortCnt(); p++) {
+                    if (port > 0 && p != port) {
+                        continue;
+                    }
+                    if (d.linkLayer(p) == LinkLayer.INFINIBAND
+                            && (pass == 1 || d.queryPort(p).state() == PortState.ACTIVE)) {
+                        return new Object[] {d, p};
+                    }
+                }
+            }
+        }
+        return null;
+    }
+}

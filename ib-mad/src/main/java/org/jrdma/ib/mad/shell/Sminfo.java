@@ -1,0 +1,121 @@
+package org.jrdma.ib.mad.shell;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.jrdma.ib.core.AhAttr;
+import org.jrdma.ib.core.IbCore;
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.VerbsException;
+import org.jrdma.ib.core.WcStatus;
+import org.jrdma.ib.core.cli.Getopt;
+import org.jrdma.ib.mad.Mad;
+import org.jrdma.ib.mad.MadAgent;
+import org.jrdma.ib.mad.MadHandler;
+import org.jrdma.ib.mad.MadRecv;
+import org.jrdma.ib.mad.MadSend;
+import org.jrdma.ib.mad.MadService;
+
+/**
+ * infiniband-diags' {@code sminfo [-C ca] [-P port] [-t ms] [sm_lid]}: a LID-routed SubnGet(SMInfo) to
+ * the SM (the port's SM LID unless a LID is given), printed as {@code sminfo.c} prints it.
+ */
+final class Sminfo extends DiagTool {
+    private static final String[] STATES = {"SMINFO_NOTACT", "SMINFO_DISCOVER", "SMINFO_STANDBY", "SMINFO_MASTER"};
+    private final IbCore core;
+    private final MadService mad;
+
+    Sminfo(IbCore core, MadService mad) {
+        super("sminfo");
+        this.core = core;
+        this.mad = mad;
+    }
+
+    @Override
+    int run(PrintStream out, String... args) {
+        String ca = null;
+        int caPort = 0;
+        int timeout = 1000;
+        Getopt g = new Getopt(prog, args, "C:P:t:", new Getopt.LongOption[] {
+            new Getopt.LongOption("Ca", Getopt.REQUIRED_ARGUMENT, 'C'),
+            new Getopt.LongOption("Port", Getopt.REQUIRED_ARGUMENT, 'P'),
+            new Getopt.LongOption("timeout", Getopt.REQUIRED_ARGUMENT, 't')}, stderr);
+        for (int c; (c = g.next()) != -1; ) {
+            switch (c) {
+                case 'C' -> ca = g.optarg;
+                case 'P' -> caPort = Integer.decode(g.optarg);
+                case 't' -> timeout = Integer.decode(g.optarg);
+                default -> {
+                    stderr.append("Usage: sminfo [options] <sm_lid|sm_dr_path> [modifier]\n");
+                    return 255;
+                }
+            }
+        }
+        Object[] r = resolve(core, ca, caPort);
+        if (r == null) {
+            return ibexit(out, String.format("Failed to open '%s' port '%d'", ca, caPort));
+        }
+        IbDevice dev = (IbDevice) r[0];
+        int port = (Integer) r[1];
+        List<String> ops = g.operands();
+        int lid;
+        if (!ops.isEmpty()) {
+            try {
+                lid = Integer.decode(ops.get(0));
+            } catch (NumberFormatException e) {
+                return ibexit(out, "can't resolve destination port " + ops.get(0));
+            }
+        } else {
+            lid = dev.queryPort(port).smLid();
+            if (lid == 0) {
+                return ibexit(out, "can't resolve sm port (null)");
+            }
+        }
+        BlockingQueue<Object> q = new LinkedBlockingQueue<>();
+        MadAgent a;
+        try {
+            a = mad.registerAgent(dev, port, QpType.SMI, null, new MadHandler() {
+                @Override
+                public void recv(MadAgent agent, MadRecv recv) {
+                    q.add(recv.mad());
+                }
+
+                @Override
+                public void sendDone(MadAgent agent, MadSend send, WcStatus status) {
+                    if (status != WcStatus.SUCCESS) {
+                        q.add(status);
+                    }
+                }
+            });
+        } catch (VerbsException e) {
+            return ibexit(out, String.format("Failed to open '%s' port '%d'", dev.name(), port));
+        }
+        try {
+            Mad m = new Mad().baseVersion(1).mgmtClass(Mad.CLASS_SUBN_LID_ROUTED).classVersion(1)
+                    .method(Mad.METHOD_GET).tid(a.newTid()).attrId(0x0020);
+            a.send(new MadSend(m).ah(new AhAttr().dlid(lid)).remoteQpn(0).remoteQkey(0).timeoutMs(timeout).retries(1));
+            Object got = q.poll(timeout * 3L + 2000, TimeUnit.MILLISECONDS);
+            if (!(got instanceof Mad resp) || resp.status() != 0) {
+                return ibexit(out, "query");
+            }
+            long guid = resp.u64(64);
+            long act = resp.u32(64 + 16);
+            int prio = resp.u8(64 + 20) >>> 4;
+            int state = resp.u8(64 + 20) & 0xf;
+            out.printf("sminfo: sm lid %d sm guid 0x%x, activity count %d priority %d state %d %s\n", lid, guid, act,
+                    prio, state, state < STATES.length ? STATES[state] : "???");
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 130;
+        } catch (VerbsException e) {
+            return ibexit(out, "query");
+        } finally {
+            a.close();
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package org.jrdma.ib.mad.shell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jrdma.hw.loopback.LoopbackDevice;
+import org.jrdma.hw.loopback.LoopbackFabric;
+import org.jrdma.ib.core.IbCore;
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.mad.impl.MadLayer;
+import org.jrdma.ib.mad.impl.SaClientImpl;
+import org.jrdma.ib.mad.sm.SubnetManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** ibstat, sminfo and saquery on a managed loopback fabric, output as infiniband-diags prints it. */
+class DiagToolsTest {
+    final IbCore core = IbCore.newInstance();
+    final LoopbackFabric fabric = LoopbackFabric.managed();
+    final List<LoopbackDevice> los = new ArrayList<>();
+    final List<IbDevice> devs = new ArrayList<>();
+    MadLayer mad;
+    SaClientImpl sa;
+    SubnetManager sm;
+    String err;
+
+    @BeforeEach
+    void setUp() {
+        mad = new MadLayer(core);
+        sa = new SaClientImpl(mad);
+    }
+
+    @AfterEach
+    void tearDown() {
+        sa.close();
+        if (sm != null) {
+            sm.close();
+        }
+        mad.close();
+        for (LoopbackDevice d : los) {
+            d.close();
+        }
+    }
+
+    void fabric(int... ports) throws InterruptedException {
+        for (int p : ports) {
+            LoopbackDevice d = new LoopbackDevice(fabric, "lo%d", p, 0);
+            los.add(d);
+            devs.add(d.register(core.registrar()).device());
+        }
+        sm = new SubnetManager(mad, devs.get(0), 1, LoopbackFabric.LINK_LID_BASE, 5).start(0);
+        sm.sweepNow();
+    }
+
+    String run(DiagTool t, int status, String... args) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(b, true, StandardCharsets.UTF_8);
+        assertEquals(status, t.run(out, args), () -> "status; stderr: " + t.stderr);
+        err = t.stderr.toString();
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void ibstat() throws Exception {
+        fabric(2, 1);
+        IbDevice lo0 = devs.get(0);
+        String port1 = String.format("\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 100\n"
+                + "\t\tBase lid: 1\n\t\tLMC: 0\n\t\tSM lid: 1\n\t\tCapability mask: 0x%08x\n"
+                + "\t\tPort GUID: 0x%016x\n\t\tLink layer: InfiniBand\n", lo0.queryPort(1).portCapFlags(),
+                lo0.queryGid(1, 0).interfaceId());
+        String head = String.format("CA '%s'\n\tCA type: \n\tNumber of ports: 2\n\tFirmware version: 1.0.0\n"
+                + "\tHardware version: 1\n\tNode GUID: 0x%016x\n\tSystem image GUID: 0x%016x\n", lo0.name(),
+                lo0.nodeGuid(), lo0.queryDevice().sysImageGuid());
+        String out = run(new Ibstat(core), 0, lo0.name());
+        assertTrue(out.startsWith(head + port1 + "\tPort 2:\n\t\tState: Active\n"), out);
+        assertTrue((lo0.queryPort(1).portCapFlags() & 0x2) != 0, "IsSM in the capability mask");
+        assertEquals(head, run(new Ibstat(core), 0, "-s", lo0.name()));
+        assertEquals(String.format("CA: '%s'\n", lo0.name()) + port1.replace("\t\t", "").replace("\tPort", "Port"),
+                run(new Ibstat(core), 0, lo0.name(), "1"));
+        assertEquals(devs.get(0).name() + "\n" + devs.get(1).name() + "\n", run(new Ibstat(core), 0, "-l"));
+        assertEquals(String.format("0x%016x\n0x%016x\n0x%016x\n", lo0.queryGid(1, 0).interfaceId(),
+                lo0.queryGid(2, 0).interfaceId(), devs.get(1).queryGid(1, 0).interfaceId()),
+                run(new Ibstat(core), 0, "-p"));
+        assertEquals("", run(new Ibstat(core), 255, "nosuch"));
+        assertTrue(err.matches("ibpanic: \\[\\d+\\] main: 'nosuch' IB device can't be found: Success\n"), err);
+        assertEquals("", run(new Ibstat(core), 0, lo0.name(), "3"));
+        assertTrue(err.contains("ca_stat: CA: '" + lo0.name() + "' has no port number 3 - max (2)\n"), err);
+    }
+
+    @Test
+    void sminfo() throws Exception {
+        fabric(1, 1);
+        String out = run(new Sminfo(core, mad), 0, "-C", devs.get(1).name());
+        String want = String.format("sminfo: sm lid 1 sm guid 0x%x, activity count %d priority 5 state 3 SMINFO_MASTER\n",
+                devs.get(0).queryGid(1, 0).interfaceId(), sm.activityCount());
+        assertEquals(want, out);
+        sm.close();
+        sm = null;
+        assertEquals("sminfo: iberror: failed: query\n", run(new Sminfo(core, mad), 255, "-C", devs.get(1).name(),
+                "-t", "100"));
+    }
+
+    @Test
+    void saquery() throws Exception {
+        fabric(1, 1);
+        IbDevice b = devs.get(1);
+        String out = run(new Saquery(core, sa), 0, "-C", b.name());
+        String nr1 = String.format("NodeRecord dump:\n"
+                + "\t\tlid.....................2\n"
+                + "\t\treserved................0x0\n"
+                + "\t\tbase_version............0x1\n"
+                + "\t\tclass_version...........0x1\n"
+                + "\t\tnode_type...............Channel Adapter\n"
+                + "\t\tnum_ports...............1\n"
+                + "\t\tsys_guid................0x%016x\n"
+                + "\t\tnode_guid...............0x%016x\n"
+                + "\t\tport_guid...............0x%016x\n"
+                + "\t\tpartition_cap...........0x%X\n"
+                + "\t\tdevice_id...............0x1\n"
+                + "\t\trevision................0x1\n"
+                + "\t\tport_num................1\n"
+                + "\t\tvendor_id...............0x6A7264\n"
+                + "\t\tNodeDescription.........%s\n", b.queryDevice().sysImageGuid(), b.nodeGuid(),
+                b.queryGid(1, 0).interfaceId(), b.queryDevice().maxPkeys(), sm.ports().get(1).nodeDescription().length > 0
+                        ? new String(sm.ports().get(1).nodeDescription(), StandardCharsets.US_ASCII).trim() : "");
+        assertTrue(out.startsWith("NodeRecord dump:\n\t\tlid.....................1\n"), out);
+        assertTrue(out.endsWith(nr1), out);
+        assertEquals(nr1, run(new Saquery(core, sa), 0, "-C", b.name(), "NR", "2"));
+
+        String pr = run(new Saquery(core, sa), 0, "-C", b.name(), "--src-to-dst", "2:1");
+        assertEquals(String.format("PathRecord dump:\n"
+                + "\t\tservice_id..............0x0000000000000000\n"
+                + "\t\tdgid....................fe80::%s\n"
+                + "\t\tsgid....................fe80::%s\n"
+                + "\t\tdlid....................1\n"
+                + "\t\tslid....................2\n"
+                + "\t\thop_flow_raw............0x0\n"
+                + "\t\ttclass..................0x0\n"
+                + "\t\tnum_path_revers.........0x80\n"
+                + "\t\tpkey....................0xFFFF\n"
+                + "\t\tqos_class...............0x0\n"
+                + "\t\tsl......................0x0\n"
+                + "\t\tmtu.....................0x85\n"
+                + "\t\trate....................0x90\n"
+                + "\t\tpkt_life................0x92\n"
+                + "\t\tpreference..............0x0\n"
+                + "\t\tresv2...................0x000000000000\n", v6(devs.get(0)), v6(b)), pr);
+
+        String d = run(new Saquery(core, sa), 0, "-C", b.name(), "-D");
+        assertTrue(d.startsWith("   LID \"name\"\n================\n     1  \""), d);
+
+        assertEquals("", run(new Saquery(core, sa), 5, "-C", b.name(), "-p", "--dgid", "fe80::99"));
+        assertEquals("ERROR: Query result returned 0x0500,  SA(SA_ERR_REQ_INVALID_GID)\n", err);
+        assertEquals("", run(new Saquery(core, sa), 0, "-C", b.name(), "-m"));
+    }
+
+    static String v6(IbDevice d) {
+        long g = d.queryGid(1, 0).interfaceId();
+        return String.format("%x:%x:%x:%x", g >>> 48, g >>> 32 & 0xffff, g >>> 16 & 0xffff, g & 0xffff);
+    }
+}

@@ -1,0 +1,63 @@
+package org.jrdma.ib.mad.sm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.lang.annotation.Annotation;
+import java.util.concurrent.TimeUnit;
+
+import org.jrdma.hw.loopback.LoopbackDevice;
+import org.jrdma.hw.loopback.LoopbackFabric;
+import org.jrdma.ib.core.IbCore;
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.PortState;
+import org.jrdma.ib.mad.impl.MadLayer;
+import org.junit.jupiter.api.Test;
+
+/** The configuration-driven SM: it starts when its device appears and stops when it goes. */
+class SubnetManagerComponentTest {
+    static SmConfig config(String device, int port, int sweep, int priority) {
+        return new SmConfig() {
+            public Class<? extends Annotation> annotationType() { return SmConfig.class; }
+            public String device() { return device; }
+            public int port() { return port; }
+            public int sweepInterval() { return sweep; }
+            public int priority() { return priority; }
+        };
+    }
+
+    @Test
+    void smFollowsItsDevice() throws Exception {
+        IbCore core = IbCore.newInstance();
+        LoopbackFabric fabric = LoopbackFabric.managed();
+        try (MadLayer mad = new MadLayer(core)) {
+            LoopbackDevice other = new LoopbackDevice(fabric, "lo%d", 1, 0);
+            IbDevice b = other.register(core.registrar()).device();
+            SubnetManagerComponent c = new SubnetManagerComponent();
+            c.core = core;
+            c.mad = mad;
+            assertThrows(IllegalArgumentException.class, () -> c.activate(config("", 1, 0, 0), mad));
+            assertThrows(IllegalArgumentException.class, () -> c.activate(config("x", 1, 0, 16), mad));
+            c.activate(config("lo1", 1, 0, 7), mad);
+            assertNull(c.subnetManager(), "no lo1 yet");
+            LoopbackDevice smDev = new LoopbackDevice(fabric, "lo%d", 1, 0);
+            IbDevice a = smDev.register(core.registrar()).device();
+            assertEquals("lo1", a.name());
+            SubnetManager sm = c.subnetManager();
+            assertNotNull(sm);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (b.queryPort(1).state() != PortState.ACTIVE && System.nanoTime() < end) {
+                Thread.sleep(10);
+            }
+            assertEquals(PortState.ACTIVE, b.queryPort(1).state(), "the first sweep ran");
+            assertEquals(a.queryPort(1).lid(), b.queryPort(1).smLid());
+            assertEquals(7, sm.priority());
+            smDev.close();
+            assertNull(c.subnetManager(), "stopped with its device");
+            c.deactivate();
+            other.close();
+        }
+    }
+}
