@@ -24,6 +24,28 @@ abstract class DiagTool {
     /** Runs the tool: the exit status (0, or what C's exit() would give, modulo 256). */
     abstract int run(PrintStream out, String... args);
 
+    /**
+     * The port's SM LID; if it is 0 but an SM runs on this very port (IsSM set) and has not finished its
+     * first sweep (the container has just started), waits for it a little (up to 5 s). A real fabric's
+     * tools do not wait: there, opensm came up long before.
+     */
+    static int smLid(org.jrdma.ib.core.IbDevice dev, int port) {
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (true) {
+            org.jrdma.ib.core.PortAttr a = dev.queryPort(port);
+            if (a.smLid() != 0 || (a.portCapFlags() & org.jrdma.ib.core.PortModify.CAP_IS_SM) == 0
+                    || System.nanoTime() > end) {
+                return a.smLid();
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return a.smLid();
+            }
+        }
+    }
+
     static long pid() {
         return ProcessHandle.current().pid();
     }

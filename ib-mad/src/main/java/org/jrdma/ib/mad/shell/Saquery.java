@@ -141,7 +141,7 @@ final class Saquery extends DiagTool {
             }
         }
         Object[] r = resolve(core, ca, caPort);
-        if (r == null || ((IbDevice) r[0]).queryPort((Integer) r[1]).smLid() == 0) {
+        if (r == null || smLid((IbDevice) r[0], (Integer) r[1]) == 0) {
             if (r != null) {
                 ibwarn("sa_get_handle", "No SM/SA found on port " + ((IbDevice) r[0]).name() + ":" + r[1]);
             }

@@ -70,7 +70,7 @@ final class Sminfo extends DiagTool {
                 return ibexit(out, "can't resolve destination port " + ops.get(0));
             }
         } else {
-            lid = dev.queryPort(port).smLid();
+            lid = smLid(dev, port);
             if (lid == 0) {
                 return ibexit(out, "can't resolve sm port (null)");
             }

@@ -93,13 +93,18 @@ public final class SubnetManager implements AutoCloseable {
 
     /** Registers on the port, marks it IsSM, and sweeps now and then every {@code sweepMs} (0: only on demand). */
     public SubnetManager start(long sweepMs) {
+        return start(sweepMs, 0);
+    }
+
+    /** As {@link #start(long)}, with the first periodic sweep after {@code firstDelayMs}. */
+    public SubnetManager start(long sweepMs, long firstDelayMs) {
         agent = layer.registerAgent(device, port, QpType.SMI, null, new Handler());
         device.modifyPort(port, new PortModify().setPortCapMask(PortModify.CAP_IS_SM));
         layer.smInfo(device, port, this::smInfo);
         sa = new SubnetAdministrator(this, layer, device, port);
         sa.open();
         if (sweepMs > 0) {
-            exec.scheduleWithFixedDelay(this::sweepQuietly, 0, sweepMs, TimeUnit.MILLISECONDS);
+            exec.scheduleWithFixedDelay(this::sweepQuietly, firstDelayMs, sweepMs, TimeUnit.MILLISECONDS);
         }
         return this;
     }

@@ -91,15 +91,25 @@ public class SubnetManagerComponent implements IbClient {
             return;
         }
         SubnetManager s = new SubnetManager(layer, device, port, LINK_LID_BASE, priority);
-        // the first sweep at once; then every sweep interval (0: no periodic sweeps)
-        s.start(sweepMs);
-        if (sweepMs == 0) {
-            s.sweepSoon();
-        }
         synchronized (this) {
             sm = s;
         }
-        SubnetManager.LOG.log(System.Logger.Level.INFO, "SM: running on " + deviceName + "/" + port);
+        // the first sweep before add returns, so that the fabric is configured (LIDs, SM LID, ACTIVE) by the
+        // time the container is up and sminfo/saquery run; then one every sweep interval (0: none)
+        boolean inline = !Thread.currentThread().getName().startsWith("ib-");
+        s.start(sweepMs, inline ? sweepMs : 0);
+        if (inline) {
+            try {
+                s.sweepNow();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                SubnetManager.LOG.log(System.Logger.Level.WARNING, "SM: first sweep on " + deviceName + "/" + port + ": " + e);
+            }
+        } else if (sweepMs == 0) {
+            s.sweepSoon();
+        }
+        SubnetManager.LOG.log(System.Logger.Level.DEBUG, "SM: running on " + deviceName + "/" + port);
     }
 
     @Override
