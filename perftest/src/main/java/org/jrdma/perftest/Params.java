@@ -107,10 +107,17 @@ final class Params {
     static final class ExitNow extends RuntimeException {
         private static final long serialVersionUID = 1L;
         final int status;
+        /** perftest's {@code exit()} inside the parser (no "Parser function exited" line), not a {@code return 1}. */
+        final boolean direct;
 
         ExitNow(int status) {
+            this(status, true);
+        }
+
+        ExitNow(int status, boolean direct) {
             super(null, null, false, false);
             this.status = status;
+            this.direct = direct;
         }
     }
 
@@ -245,7 +252,7 @@ final class Params {
         Long v = CNum.strtolWhole(arg);
         if (v == null) {
             err.append(' ').append(name).append(" argument ").append(arg).append(" should be ").append(type).append('\n');
-            throw new ExitNow(FAILURE);
+            throw new ExitNow(FAILURE, false);
         }
         return v;
     }
@@ -259,7 +266,7 @@ final class Params {
         }
         if (v < min || v > max) {
             err.append(' ').append(name).append(" should be between ").append(min).append(" and ").append(max).append('\n');
-            throw new ExitNow(FAILURE);
+            throw new ExitNow(FAILURE, false);
         }
         return v;
     }
@@ -414,6 +421,9 @@ final class Params {
             }
             return 0;
         } catch (ExitNow e) {
+            if (e.direct) {
+                throw e;
+            }
             return e.status;
         }
     }
