@@ -113,6 +113,7 @@ final class CmComm extends Comm {
 
     private RdmaCmId connect() throws IOException {
         RdmaCmId id = run.cm.createId(this::handle, RdmaPortSpace.TCP);
+        attempt = id;
         InetAddress a = InetAddress.getByName(run.p.servername);
         id.resolveAddr(null, new InetSocketAddress(a, run.p.port), TIMEOUT_MS);
         next(RdmaCmEventType.ADDR_RESOLVED);
@@ -151,16 +152,56 @@ final class CmComm extends Comm {
         return cp;
     }
 
-    /** {@code create_rdma_cm_connection}: the test QP's connection. */
+    /** {@code rdma_cm_client_connection}'s retries: the server listens only after the sync below. */
+    static final int CONNECT_RETRIES = 10;
+    static final long CONNECT_RETRY_DELAY_MS = 100;
+
+    /**
+     * {@code create_rdma_cm_connection}: a sync over the side channel (the server starts listening for the
+     * test QP only after it), the test QP's connection (a client tries up to 10 times, 100 ms apart, as a
+     * REQ that arrives before the listen is rejected), and a sync after it.
+     */
     void connectTest(Perftest.Run r) {
+        Dest zero = new Dest(0, 0, 0, 0, 0, 0, new byte[16], 0); // my_dest[0], still zeroed at this point
+        r.handShake(zero);
         try {
-            testId = client ? connect() : accept();
-        } catch (java.nio.channels.ClosedByInterruptException e) {
+            if (client) {
+                for (int i = 0; ; i++) {
+                    try {
+                        testId = connect();
+                        break;
+                    } catch (IOException e) {
+                        if (e instanceof java.nio.channels.ClosedByInterruptException || i + 1 >= CONNECT_RETRIES) {
+                            throw e;
+                        }
+                        dropFailedTestId(r);
+                        Thread.sleep(CONNECT_RETRY_DELAY_MS);
+                    }
+                }
+            } else {
+                testId = accept();
+            }
+        } catch (java.nio.channels.ClosedByInterruptException | InterruptedException e) {
             throw Perftest.interrupted();
         } catch (IOException | VerbsException e) {
             r.err.append("Failed to create RDMA CM connection with resources.\n");
             throw Perftest.exit(1);
         }
+        r.handShake(zero);
+    }
+
+    /** After a rejected connect: the id and its QP go (rdma_cm_destroy_cma); the buffers stay for the next try. */
+    private RdmaCmId attempt;
+
+    private void dropFailedTestId(Perftest.Run r) {
+        RdmaCmId id = attempt;
+        attempt = null;
+        events.clear();
+        if (id != null) {
+            Perftest.quietly(id::destroyQp);
+            Perftest.quietly(id::close);
+        }
+        r.qps = null;
     }
 
     boolean ownsQp(QueuePair qp) {

@@ -255,7 +255,9 @@ public final class Perftest {
 
         /** {@code ctx_init} for {@code -R}: the resources on the CM id's device, the QP created through the id. */
         void ctxInitCm(org.jrdma.ib.cm.RdmaCmId id) {
-            allocBuffers(id.device());
+            if (pd == null) { // a retried connect keeps the buffers of the first attempt
+                allocBuffers(id.device());
+            }
             qps = new QueuePair[] {id.createQp(pd, qpInitAttr())};
         }
 
