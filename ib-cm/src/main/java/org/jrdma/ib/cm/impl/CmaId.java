@@ -37,6 +37,23 @@ final class CmaId implements RdmaCmId {
     int sgidIndex;
     Gid sgid;
     Gid dgid;
+    /** The id's port is InfiniBand: MADs and the QP are LID-routed with the path's DLID and SL. */
+    boolean ib;
+    /** InfiniBand: the path ({@code rdma_route.path_rec}, from the SA or the REQ). */
+    int slid;
+    int dlid;
+    int sl;
+    int pathMtu;
+    int rate;
+    int packetLife;
+    int hopLimit;
+    int trafficClass;
+    int flowLabel;
+    /** InfiniBand: where CM MADs go (the REQ's SLID and SL on the passive side; the path on the active side). */
+    int madDlid;
+    int madSl;
+    /** The local ACK timeout this side put in its REQ (InfiniBand: from the path's packet life). */
+    int ackTimeout;
     /** The UDP/TCP-style port this id holds in its port space (released on destroy), or 0. */
     int boundPort;
 

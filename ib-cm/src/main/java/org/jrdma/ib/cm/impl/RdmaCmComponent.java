@@ -6,12 +6,20 @@ import org.jrdma.ib.cm.RdmaCmId;
 import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.mad.MadService;
+import org.jrdma.ib.mad.sa.SaClient;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
-/** The RDMA CM service: an {@link RdmaCmService} for as long as ib-core and the MAD layer are here. */
+/**
+ * The RDMA CM service: an {@link RdmaCmService} for as long as ib-core and the MAD layer are here. The
+ * {@link SaClient} (optional, dynamic) resolves routes on InfiniBand ports; without one they fail with
+ * ROUTE_ERROR -ENODEV, RoCE needs none.
+ */
 @Component(service = RdmaCm.class)
 public class RdmaCmComponent implements RdmaCm {
     private final RdmaCmService cm;
@@ -19,6 +27,16 @@ public class RdmaCmComponent implements RdmaCm {
     @Activate
     public RdmaCmComponent(@Reference IbCore core, @Reference MadService mad) {
         this.cm = new RdmaCmService(core, mad);
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void setSaClient(SaClient sa) {
+        cm.saClient(sa);
+    }
+
+    void unsetSaClient(SaClient sa) {
+        cm.saClientGone(sa);
     }
 
     @Override

@@ -40,6 +40,7 @@ import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.LinkLayer;
 import org.jrdma.ib.core.Mtu;
 import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpAttr;
@@ -56,9 +57,13 @@ import org.jrdma.ib.mad.MadRecv;
 import org.jrdma.ib.mad.MadRegistration;
 import org.jrdma.ib.mad.MadSend;
 import org.jrdma.ib.mad.MadService;
+import org.jrdma.ib.mad.sa.PathRecord;
+import org.jrdma.ib.mad.sa.SaClient;
+import org.jrdma.ib.mad.sa.SaException;
 
 /**
- * The RDMA CM ({@code cma.c}) over the IB CM protocol ({@code cm.c}) on QP1, for RoCE ports. One lock
+ * The RDMA CM ({@code cma.c}) over the IB CM protocol ({@code cm.c}) on QP1, for RoCE ports and (with an
+ * {@link SaClient} for the path records) InfiniBand ports, where addresses are GIDs. One lock
  * guards every id and table; events are delivered on one thread ("rdma-cm"), in order, outside the lock,
  * so a handler may call back into the CM. Retransmission of REQ, REP and DREQ is the MAD layer's (a send
  * with a timeout and {@code max_cm_retries}), cancelled when the answer arrives, as {@code cm.c} does.
@@ -106,9 +111,18 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
     volatile int madTimeoutMs = MAD_TIMEOUT_MS;
     volatile int madRetries = MAX_CM_RETRIES;
 
+    /** The SA client for InfiniBand routes ({@code ib_sa_path_rec_get}), or null: IB routes fail with -ENODEV. */
+    private volatile SaClient sa;
+
     public RdmaCmService(IbCore core, MadService mad) {
+        this(core, mad, null);
+    }
+
+    /** With {@code sa} (e.g. {@code new SaClientImpl(mad)}) to resolve routes on InfiniBand ports. */
+    public RdmaCmService(IbCore core, MadService mad, SaClient sa) {
         this.core = core;
         this.mad = mad;
+        this.sa = sa;
         this.thread = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "rdma-cm");
             t.setDaemon(true);
@@ -116,6 +130,18 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         });
         thread.setRemoveOnCancelPolicy(true);
         core.registerClient(this);
+    }
+
+    /** Sets (or with null removes) the SA client that resolves InfiniBand routes. */
+    public synchronized void saClient(SaClient sa) {
+        this.sa = sa;
+    }
+
+    /** Removes {@code gone} if it is the SA client in use (a dynamic reference going away). */
+    public synchronized void saClientGone(SaClient gone) {
+        if (sa == gone) {
+            sa = null;
+        }
     }
 
     /** {@code cm_convert_to_ms}: 4.096 us * 2^t, as a power of two of milliseconds. */
@@ -248,6 +274,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         id.port = ep.port();
         id.sgidIndex = ep.gidIndex();
         id.sgid = ep.gid();
+        id.ib = ep.device().linkLayer(ep.port()) == LinkLayer.INFINIBAND;
     }
 
     private int reservePort(CmaId id, int port) {
@@ -297,8 +324,13 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 int status = 0;
                 try {
                     if (id.device == null) {
-                        InetAddress s = CmaRoute.sourceFor(dst.getAddress());
-                        CmaRoute.Endpoint ep = CmaRoute.find(core.devices(), s);
+                        // InfiniBand (AF_IB, the GID as an IPv6 address): the first active IB port with the
+                        // destination's subnet prefix; otherwise RoCE by the host's routes
+                        CmaRoute.Endpoint ep = CmaRoute.ibPortFor(core.devices(), Gid.of(dst.getAddress()));
+                        if (ep == null) {
+                            InetAddress s = CmaRoute.sourceFor(dst.getAddress());
+                            ep = CmaRoute.find(core.devices(), s);
+                        }
                         if (ep == null && dst.getAddress().isLoopbackAddress()) {
                             ep = CmaRoute.find(core.devices(), dst.getAddress()); // to a local device
                         }
@@ -329,6 +361,10 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         synchronized (lock) {
             require(id, CmState.Call.RESOLVE_ROUTE);
             id.state = CmState.ROUTE_QUERY;
+            if (id.ib) {
+                resolveIbRoute(id, timeoutMs);
+                return;
+            }
         }
         // RoCE: the route is the GIDs (no SA); the path MTU is the port's
         deliver(id, () -> {
@@ -338,6 +374,58 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             id.state = CmState.ROUTE_RESOLVED;
             return new RdmaCmEvent(RdmaCmEventType.ROUTE_RESOLVED, id, null, 0, null);
         });
+    }
+
+    /**
+     * {@code cma_resolve_ib_route} / {@code cma_query_ib_route}: the PathRecord (SGID, DGID) from the SA;
+     * ROUTE_RESOLVED keeps DLID, SL, MTU, rate and packet life; ROUTE_ERROR carries {@code sa_query.c}'s
+     * status (-EINVAL when the SA answered an error, -ETIMEDOUT, ...) and the id goes back to ADDR_RESOLVED.
+     */
+    private void resolveIbRoute(CmaId id, int timeoutMs) {
+        SaClient client = sa;
+        IbDevice dev = id.device;
+        int port = id.port;
+        Gid sgid = id.sgid;
+        Gid dgid = id.dgid;
+        java.util.concurrent.CompletableFuture<PathRecord> f;
+        if (client == null) {
+            f = java.util.concurrent.CompletableFuture.failedFuture(
+                    new SaException(-1, -Errno.ENODEV.value(), "rdma_cm: no SA client"));
+        } else {
+            try {
+                f = client.pathRecordGet(dev, port, sgid, dgid, timeoutMs > 0 ? timeoutMs : 2000);
+            } catch (RuntimeException e) {
+                f = java.util.concurrent.CompletableFuture.failedFuture(e);
+            }
+        }
+        f.whenComplete((pr, ex) -> deliver(id, () -> {
+            if (id.state != CmState.ROUTE_QUERY) {
+                return null;
+            }
+            if (ex != null) {
+                Throwable c = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null
+                        ? ex.getCause() : ex;
+                int status = c instanceof SaException se ? se.errno()
+                        : c instanceof VerbsException ve ? -ve.errno().value() : -Errno.EINVAL.value();
+                count("route_error");
+                id.state = CmState.ADDR_RESOLVED;
+                return new RdmaCmEvent(RdmaCmEventType.ROUTE_ERROR, id, null, status, null);
+            }
+            id.slid = pr.slid;
+            id.dlid = pr.dlid;
+            id.sl = pr.sl;
+            id.pathMtu = pr.mtu;
+            id.rate = pr.rate;
+            id.packetLife = pr.packetLifeTime;
+            id.hopLimit = pr.hopLimit;
+            id.trafficClass = pr.trafficClass;
+            id.flowLabel = pr.flowLabel;
+            id.madDlid = pr.dlid;
+            id.madSl = pr.sl;
+            id.state = CmState.ROUTE_RESOLVED;
+            count("route_resolved");
+            return new RdmaCmEvent(RdmaCmEventType.ROUTE_RESOLVED, id, null, 0, null);
+        }));
     }
 
     void listen(CmaId id, int backlog) {
@@ -421,6 +509,22 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             id.startingPsn = ThreadLocalRandom.current().nextInt(1 << 24);
             id.tid = cmTid(agent, id.localCommId);
             Mtu mtu = id.device.queryPort(id.port).activeMtu();
+            CmPath primary;
+            if (id.ib) {
+                // cm_format_req for IB: the path's LIDs, SL, rate, packet life; subnet local when hop limit <= 1;
+                // the local ACK timeout from this CA's ack delay and the path's packet life
+                id.ackTimeout = cmAckTimeout(id.device.queryDevice().localCaAckDelay(), id.packetLife);
+                mtu = Mtu.ofCode(id.pathMtu);
+                primary = new CmPath().localLid(id.slid).remoteLid(id.dlid).localGid(id.sgid).remoteGid(id.dgid)
+                        .flowLabel(id.flowLabel).packetRate(id.rate).trafficClass(id.trafficClass)
+                        .hopLimit(id.hopLimit).sl(id.sl).subnetLocal(id.hopLimit <= 1)
+                        .localAckTimeout(id.ackTimeout);
+            } else {
+                id.ackTimeout = ackTimeout();
+                primary = new CmPath().localLid(0xffff).remoteLid(0xffff).localGid(id.sgid).remoteGid(id.dgid)
+                        .flowLabel(flowLabel(id.local.getPort(), id.remote.getPort())).packetRate(0).hopLimit(64)
+                        .localAckTimeout(id.ackTimeout);
+            }
             CmReq req = new CmReq().localCommId(id.localCommId).serviceId(id.ps.serviceId(id.remote.getPort()))
                     .localCaGuid(id.device.nodeGuid()).localQkey(0).localQpn(id.qp.qpNum())
                     .responderResources(param.responderResources()).initiatorDepth(param.initiatorDepth())
@@ -428,9 +532,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                     .startingPsn(id.startingPsn).localCmResponseTimeout(CM_RESPONSE_TIMEOUT)
                     .retryCount(param.retryCount()).pkey(0xffff).pathMtu(mtu.code())
                     .rnrRetryCount(param.rnrRetryCount()).maxCmRetries(MAX_CM_RETRIES).srq(param.srq())
-                    .primaryPath(new CmPath().localLid(0xffff).remoteLid(0xffff).localGid(id.sgid).remoteGid(id.dgid)
-                            .flowLabel(flowLabel(id.local.getPort(), id.remote.getPort())).packetRate(0).hopLimit(64)
-                            .localAckTimeout(ackTimeout()))
+                    .primaryPath(primary)
                     .privateData(new CmaHeader(id.local.getAddress(), id.local.getPort(), id.remote.getAddress())
                             .encode(user));
             id.state = CmState.REQ_SENT;
@@ -515,7 +617,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             Mtu mtu = Mtu.ofCode(Math.min(req.pathMtu(), id.device.queryPort(id.port).activeMtu().code()));
             // cma_modify_qp_rtr and cma_modify_qp_rts, before the REP goes out (cma_accept_ib)
             id.qp.modify(new QpAttr().state(QpState.RTR)
-                    .av(new AhAttr().portNum(id.port).grh(id.dgid, id.sgidIndex)).pathMtu(mtu)
+                    .av(qpAv(id)).pathMtu(mtu)
                     .destQpNum(req.localQpn()).rqPsn(id.startingPsn)
                     .maxDestRdAtomic(Math.max(1, param.responderResources())).minRnrTimer(12));
             id.qp.modify(new QpAttr().state(QpState.RTS).sqPsn(req.startingPsn())
@@ -555,7 +657,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 throw new VerbsException(Errno.EINVAL, "rdma_reject: private data of " + pd.length + " bytes, at most "
                         + CmRej.PRIVATE_DATA_SIZE);
             }
-            sendRej(id.device, id.port, id.dgid, id.sgidIndex, id.tid, id.localCommId, id.remoteCommId,
+            sendRej(id, id.tid, id.localCommId, id.remoteCommId,
                     CmRejReason.CONSUMER_DEFINED, 0, pd);
             id.state = CmState.ERROR;
             forget(id);
@@ -593,7 +695,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 case REQ_SENT -> {
                     // cancel the connect (ib_send_cm_rej with TIMEOUT... cm.c sends REJ for a REQ in flight)
                     cancelOutstanding(id);
-                    sendRej(id.device, id.port, id.dgid, id.sgidIndex, id.tid, id.localCommId, 0,
+                    sendRej(id, id.tid, id.localCommId, 0,
                             CmRejReason.TIMEOUT, 0, new byte[0]);
                     id.state = CmState.ERROR;
                     forget(id);
@@ -625,7 +727,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                     if (id.sidr) {
                         sendSidrRep(id, SidrRep.REJECT, 0, 0, new byte[0]); // cm_destroy_id: IB_CM_SIDR_REQ_RCVD
                     } else {
-                        sendRej(id.device, id.port, id.dgid, id.sgidIndex, id.tid, id.localCommId,
+                        sendRej(id, id.tid, id.localCommId,
                                 id.remoteCommId, CmRejReason.CONSUMER_DEFINED, 0, new byte[0]);
                     }
                 }
@@ -700,8 +802,41 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         return a[id.port];
     }
 
+    /**
+     * The QP's address vector to the peer ({@code cm_init_av_by_path}): RoCE a GRH to the peer's GID;
+     * InfiniBand the path's DLID, SL and rate, a GRH only when the path leaves the subnet (hop limit > 1).
+     */
+    static AhAttr qpAv(CmaId id) {
+        if (!id.ib) {
+            return new AhAttr().portNum(id.port).grh(id.dgid, id.sgidIndex);
+        }
+        AhAttr av = new AhAttr().portNum(id.port).dlid(id.dlid).sl(id.sl).staticRate(id.rate);
+        if (id.hopLimit > 1) {
+            av.grh(id.dgid, id.sgidIndex);
+        }
+        return av;
+    }
+
+    /** Where the id's CM MADs go: RoCE the peer's GID; InfiniBand LID-routed (the path, or the REQ's SLID and SL). */
+    static AhAttr madAv(CmaId id) {
+        if (!id.ib) {
+            return new AhAttr().portNum(id.port).grh(id.dgid, id.sgidIndex);
+        }
+        return new AhAttr().portNum(id.port).dlid(id.madDlid).sl(id.madSl);
+    }
+
+    /** The address vector back to the sender of {@code r}: the GRH's source on RoCE, its SLID and SL on IB. */
+    private static AhAttr replyAv(IbDevice dev, int port, MadRecv r, Gid to, int sgidIndex) {
+        if (r.sgid() == null && dev.linkLayer(port) == LinkLayer.INFINIBAND) {
+            return new AhAttr().portNum(port).dlid(r.slid()).sl(r.sl());
+        }
+        return to == null ? null : new AhAttr().portNum(port).grh(to, sgidIndex);
+    }
+
     private MadSend send(CmaId id, MadAgent agent, Mad m, Gid to, int timeoutMs, int retries) {
-        MadSend s = new MadSend(m).ah(new AhAttr().portNum(agent.port()).grh(to, id == null ? 0 : id.sgidIndex))
+        AhAttr av = id != null && id.ib ? madAv(id)
+                : new AhAttr().portNum(agent.port()).grh(to, id == null ? 0 : id.sgidIndex);
+        MadSend s = new MadSend(m).ah(av)
                 .timeoutMs(timeoutMs).retries(retries).context(id);
         agent.send(s);
         return s;
@@ -718,16 +853,25 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         }
     }
 
-    private void sendRej(IbDevice dev, int port, Gid to, int sgidIndex, long tid, int localCommId, int remoteCommId,
+    /** A REJ to the id's peer. */
+    private void sendRej(CmaId id, long tid, int localCommId, int remoteCommId, CmRejReason reason,
+            int messageRejected, byte[] privateData) {
+        if (id.device == null || (!id.ib && id.dgid == null)) {
+            return;
+        }
+        sendRej(id.device, id.port, madAv(id), tid, localCommId, remoteCommId, reason, messageRejected, privateData);
+    }
+
+    private void sendRej(IbDevice dev, int port, AhAttr av, long tid, int localCommId, int remoteCommId,
             CmRejReason reason, int messageRejected, byte[] privateData) {
         MadAgent[] a = dev == null ? null : agents.get(dev);
-        if (a == null || port >= a.length || a[port] == null || to == null) {
+        if (a == null || port >= a.length || a[port] == null || av == null) {
             return;
         }
         CmRej rej = new CmRej().localCommId(localCommId).remoteCommId(remoteCommId).messageRejected(messageRejected)
                 .reason(reason.code()).privateData(privateData);
         try {
-            a[port].send(new MadSend(rej.encode(tid)).ah(new AhAttr().portNum(port).grh(to, sgidIndex)));
+            a[port].send(new MadSend(rej.encode(tid)).ah(av));
             count("rej_sent");
         } catch (RuntimeException e) {
             count("send_failed");
@@ -797,7 +941,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             switch (id.state) {
                 case REQ_SENT, REP_SENT -> {
                     // cma: IB_CM_REQ_ERROR / IB_CM_REP_ERROR -> UNREACHABLE, -ETIMEDOUT
-                    sendRej(id.device, id.port, id.dgid, id.sgidIndex, id.tid, id.localCommId, id.remoteCommId,
+                    sendRej(id, id.tid, id.localCommId, id.remoteCommId,
                             CmRejReason.TIMEOUT, id.state == CmState.REQ_SENT ? 0 : 1, new byte[0]);
                     id.state = CmState.ERROR;
                     toError(id.qp);
@@ -867,7 +1011,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                     return;
                 }
                 if (dup.state == CmState.TIMEWAIT) {
-                    sendRej(dev, port, from, dup.sgidIndex, r.mad().tid(), dup.localCommId, req.localCommId(),
+                    sendRej(dev, port, replyAv(dev, port, r, from, dup.sgidIndex), r.mad().tid(), dup.localCommId, req.localCommId(),
                             CmRejReason.STALE_CONN, 0, new byte[0]);
                 } else if (dup.state == CmState.REQ_RCVD && dup.mraPending) {
                     sendMra(dup, CmMra.MSG_REQ);
@@ -879,7 +1023,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 // cm_match_req / cm_insert_remote_qpn: a new REQ from a QP we are connected to: the peer lost
                 // that connection. Reject the REQ as stale, and disconnect the old connection
                 count("rej_stale_conn");
-                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.STALE_CONN, 0,
+                sendRej(dev, port, replyAv(dev, port, r, from, 0), r.mad().tid(), 0, req.localCommId(), CmRejReason.STALE_CONN, 0,
                         new byte[0]);
                 if (stale.state == CmState.ESTABLISHED) {
                     try {
@@ -893,13 +1037,13 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             if (!hasListener(req.serviceId(), false)) {
                 // cm_match_req: no listener on the service ID
                 count("rej_no_listener");
-                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_SERVICE_ID, 0,
+                sendRej(dev, port, replyAv(dev, port, r, from, 0), r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_SERVICE_ID, 0,
                         new byte[0]);
                 return;
             }
             if (req.transportType() != 0) {
                 count("rej_bad_transport");
-                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_TRANSPORT_TYPE, 0,
+                sendRej(dev, port, replyAv(dev, port, r, from, 0), r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_TRANSPORT_TYPE, 0,
                         new byte[0]);
                 return;
             }
@@ -910,7 +1054,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 // cma_ib_req_handler fails (cma_save_ip_info: bad cma_version / IP version): cm.c destroys the
                 // new cm_id in REQ_RCVD, which rejects with CONSUMER_DEFINED
                 count("rej_bad_cma_header");
-                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.CONSUMER_DEFINED, 0,
+                sendRej(dev, port, replyAv(dev, port, r, from, 0), r.mad().tid(), 0, req.localCommId(), CmRejReason.CONSUMER_DEFINED, 0,
                         new byte[0]);
                 return;
             }
@@ -919,7 +1063,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             if (listener == null || listener.sidr) {
                 // a listener on the service ID, but none for this address: cma's handler fails -> CONSUMER_DEFINED
                 count("rej_no_listener");
-                sendRej(dev, port, from, 0, r.mad().tid(), 0, req.localCommId(), CmRejReason.CONSUMER_DEFINED, 0,
+                sendRej(dev, port, replyAv(dev, port, r, from, 0), r.mad().tid(), 0, req.localCommId(), CmRejReason.CONSUMER_DEFINED, 0,
                         new byte[0]);
                 return;
             }
@@ -929,6 +1073,22 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             conn.local = new InetSocketAddress(hdr.dstAddr(), listener.local.getPort());
             conn.remote = new InetSocketAddress(hdr.srcAddr(), hdr.port());
             conn.dgid = from;
+            if (conn.ib) {
+                // cm_req_handler: answers go back to the REQ's SLID (cm_init_av_for_response); the QP's path is
+                // the REQ's primary path seen from this side (cm_format_paths_from_req)
+                CmPath pp = req.primaryPath();
+                conn.madDlid = r.slid();
+                conn.madSl = r.sl();
+                conn.slid = pp.remoteLid();
+                conn.dlid = pp.localLid();
+                conn.sl = pp.sl();
+                conn.pathMtu = req.pathMtu();
+                conn.rate = pp.packetRate();
+                conn.hopLimit = pp.hopLimit();
+                conn.trafficClass = pp.trafficClass();
+                conn.flowLabel = pp.flowLabel();
+                conn.packetLife = Math.max(0, pp.localAckTimeout() - 1);
+            }
             conn.req = req;
             conn.tid = r.mad().tid();
             conn.remoteCommId = req.localCommId();
@@ -1013,16 +1173,19 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             RdmaConnParam mine = id.param;
             try {
                 Mtu mtu = id.device.queryPort(id.port).activeMtu();
+                if (id.ib) {
+                    mtu = Mtu.ofCode(Math.min(id.pathMtu, mtu.code()));
+                }
                 id.qp.modify(new QpAttr().state(QpState.RTR)
-                        .av(new AhAttr().portNum(id.port).grh(id.dgid, id.sgidIndex)).pathMtu(mtu)
+                        .av(qpAv(id)).pathMtu(mtu)
                         .destQpNum(rep.localQpn()).rqPsn(id.startingPsn)
                         .maxDestRdAtomic(Math.max(1, mine.responderResources())).minRnrTimer(12));
-                id.qp.modify(new QpAttr().state(QpState.RTS).sqPsn(rep.startingPsn()).timeout(ackTimeout())
+                id.qp.modify(new QpAttr().state(QpState.RTS).sqPsn(rep.startingPsn()).timeout(id.ackTimeout)
                         .retryCnt(mine.retryCount()).rnrRetry(rep.rnrRetryCount())
                         .maxRdAtomic(Math.max(1, Math.min(mine.initiatorDepth(), rep.responderResources()))));
             } catch (RuntimeException e) {
                 // cma: a QP that cannot be connected rejects the REP
-                sendRej(id.device, id.port, id.dgid, id.sgidIndex, id.tid, id.localCommId, id.remoteCommId,
+                sendRej(id, id.tid, id.localCommId, id.remoteCommId,
                         CmRejReason.CONSUMER_DEFINED, 1, new byte[0]);
                 id.state = CmState.ERROR;
                 forget(id);
@@ -1167,7 +1330,8 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 return;
             }
             // the service timeout plus the packet life time (cm_id_priv->av.timeout = life time + 1)
-            int timeoutMs = CmTimeout.toMs(mra.serviceTimeout()) + (int) cmTimeoutMs(IBOE_PACKET_LIFETIME + 1);
+            int timeoutMs = CmTimeout.toMs(mra.serviceTimeout())
+                    + (int) cmTimeoutMs((id.ib ? id.packetLife : IBOE_PACKET_LIFETIME) + 1);
             MadSend s = id.outstanding;
             MadAgent a = agentOrNull(id);
             if (s == null || a == null || !a.modify(s, timeoutMs)) {
@@ -1194,15 +1358,18 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
     /** {@code cm_sidr_req_handler} and {@code cma_ib_req_handler} for a UD port space. */
     private void onSidrReq(IbDevice dev, int port, MadAgent agent, MadRecv r, SidrReq req) {
         Gid from = r.sgid();
+        // InfiniBand: no GRH inside the subnet; the sender is its SLID (and its GID the CMA header's source)
+        boolean lidRouted = from == null && dev.linkLayer(port) == LinkLayer.INFINIBAND;
         CmaId listener;
         CmaId conn;
         synchronized (lock) {
-            if (from == null) {
+            if (from == null && !lidRouted) {
                 count("dropped_no_grh");
                 return;
             }
             for (CmaId c : ids) {
-                if (c.sidr && c.state == CmState.REQ_RCVD && c.remoteCommId == req.requestId() && from.equals(c.dgid)) {
+                if (c.sidr && c.state == CmState.REQ_RCVD && c.remoteCommId == req.requestId()
+                        && (lidRouted ? c.ib && c.madDlid == r.slid() : from.equals(c.dgid))) {
                     count("dup_sidr_req"); // cm_insert_remote_sidr: being answered
                     return;
                 }
@@ -1234,7 +1401,13 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             at(conn, here);
             conn.local = new InetSocketAddress(hdr.dstAddr(), listener.local.getPort());
             conn.remote = new InetSocketAddress(hdr.srcAddr(), hdr.port());
-            conn.dgid = from;
+            conn.dgid = lidRouted ? Gid.of(hdr.srcAddr()) : from;
+            if (conn.ib) {
+                conn.madDlid = r.slid();
+                conn.madSl = r.sl();
+                conn.dlid = r.slid();
+                conn.sl = r.sl();
+            }
             conn.tid = tid;
             conn.remoteCommId = req.requestId();
             conn.serviceId = req.serviceId();
@@ -1295,7 +1468,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 forget(id);
                 ev = new RdmaCmEvent(RdmaCmEventType.ESTABLISHED, id, null, 0, new RdmaConnParam()
                         .privateData(rep.privateData()).qpNum(rep.qpn()).qkey(rep.qkey())
-                        .ahAttr(new AhAttr().portNum(id.port).grh(id.dgid, id.sgidIndex)));
+                        .ahAttr(qpAv(id)));
             }
         }
         dispatch(id, ev);
