@@ -1554,6 +1554,18 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         }
     }
 
+    /** Whether an id listens on {@code port} of port space {@code ps} (tests wait for servers with it). */
+    boolean listening(RdmaPortSpace ps, int port) {
+        synchronized (lock) {
+            for (CmaId l : listeners) {
+                if (l.ps == ps && l.local != null && l.local.getPort() == port) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
     /** Entries of the comm ID tables (connections being set up, connected, or time-waiting). */
     int connTableSize() {
         synchronized (lock) {
