@@ -804,14 +804,15 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
 
     /**
      * The QP's address vector to the peer ({@code cm_init_av_by_path}): RoCE a GRH to the peer's GID;
-     * InfiniBand the path's DLID, SL and rate, a GRH only when the path leaves the subnet (hop limit > 1).
+     * InfiniBand the path's DLID, SL and rate, a GRH only when the path has a hop limit (the SA's paths
+     * inside the subnet have 0; the REQ then says subnet local).
      */
     static AhAttr qpAv(CmaId id) {
         if (!id.ib) {
             return new AhAttr().portNum(id.port).grh(id.dgid, id.sgidIndex);
         }
         AhAttr av = new AhAttr().portNum(id.port).dlid(id.dlid).sl(id.sl).staticRate(id.rate);
-        if (id.hopLimit > 1) {
+        if (id.hopLimit > 0) { // ib_init_ah_attr_from_path: a GRH when the path has a hop limit
             av.grh(id.dgid, id.sgidIndex);
         }
         return av;
