@@ -88,6 +88,15 @@ class RegistryLifecycleTest {
         coreBundle = Frameworks.bundle(context, "ib-core");
         driverBundle = Frameworks.bundle(context, "itest-driver");
         clientBundle = Frameworks.bundle(context, "itest-client");
+        // these tests count clients and driver objects with the test client as the only client; the MAD
+        // layer (and the CM on top of it) is a client of its own with QP1s on every device: not here
+        for (String bsn : new String[] {"ib-cm", "ib-mad"}) {
+            for (Bundle b : context.getBundles()) {
+                if (bsn.equals(b.getSymbolicName()) && b.getState() == Bundle.ACTIVE) {
+                    b.stop();
+                }
+            }
+        }
         startAll();
         recorder = waitFor(recorderService, "CallbackRecorder");
         probe = waitFor(probeService, "DriverProbe");
