@@ -24,15 +24,16 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * hw-loopback RDMA WRITE bandwidth against its ceiling, a plain {@link ByteBuffer} bulk copy of the
- * same sizes over the same buffers and offsets, in the same JVM. One operation is one message;
+ * same sizes over the same buffers and offsets, in the same JVM, at perftest -a's sizes (2 B to 8 MiB).
+ * One operation is one message;
  * WRITEs are posted as chains of {@link #BATCH} with the last one signaled, keeping
  * {@link #WINDOW} chains in flight, so the engine thread never waits for the poster.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 4, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class LoopbackWriteBench {
     static final int BATCH = 16;
@@ -40,7 +41,9 @@ public class LoopbackWriteBench {
     /** Larger than the caches: both sides stream from memory. */
     static final int BUFFER = 64 << 20;
 
-    @Param({"65536"})
+    /** perftest -a: every power of two from 2 B to 8 MiB. */
+    @Param({"2", "4", "8", "16", "32", "64", "128", "256", "512", "1024", "2048", "4096", "8192", "16384", "32768",
+            "65536", "131072", "262144", "524288", "1048576", "2097152", "4194304", "8388608"})
     public int size;
 
     LoopbackPair pair;

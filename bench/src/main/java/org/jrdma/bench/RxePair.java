@@ -49,7 +49,7 @@ final class RxePair implements AutoCloseable {
             qp = pd.createQp(new QpInitAttr().qpType(QpType.RC).cq(cq)
                     .cap(new QpCap().maxSendWr(depth).maxRecvWr(depth).maxSendSge(1).maxRecvSge(1).maxInlineData(64)));
             buf = ByteBuffer.allocateDirect(bufferBytes);
-            mr = pd.regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            mr = pd.regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
             for (int i = 0; i < wc.length; i++) {
                 wc[i] = new WorkCompletion();
             }
@@ -76,20 +76,30 @@ final class RxePair implements AutoCloseable {
     /** @param handlerA, handlerB the completion handlers of a's and b's CQ (null: none) */
     RxePair(int bufferBytes, int depth, org.jrdma.ib.core.CompletionHandler handlerA,
             org.jrdma.ib.core.CompletionHandler handlerB) {
+        this(bufferBytes, depth, handlerA, handlerB, 1);
+    }
+
+    /**
+     * @param rdAtomic RDMA READs in flight per QP (max_rd_atomic and max_dest_rd_atomic; perftest's -o,
+     *                 whose default is the device's max_qp_rd_atom)
+     */
+    RxePair(int bufferBytes, int depth, org.jrdma.ib.core.CompletionHandler handlerA,
+            org.jrdma.ib.core.CompletionHandler handlerB, int rdAtomic) {
         ra = RxeNetDevice.open(core.registrar(), "bencha%d", "lo", net + "1", 0, NettyWire.Transport.AUTO);
         rb = RxeNetDevice.open(core.registrar(), "benchb%d", "lo", net + "2", 0, NettyWire.Transport.AUTO);
         a = new Side(ra.ibDevice(), bufferBytes, depth, handlerA);
         b = new Side(rb.ibDevice(), bufferBytes, depth, handlerB);
-        connect(a, b);
-        connect(b, a);
+        connect(a, b, rdAtomic);
+        connect(b, a, rdAtomic);
     }
 
-    private static void connect(Side s, Side t) {
-        s.qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(Access.REMOTE_WRITE));
+    private static void connect(Side s, Side t, int rdAtomic) {
+        s.qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1)
+                .accessFlags(Access.REMOTE_WRITE | Access.REMOTE_READ));
         s.qp.modify(new QpAttr().state(QpState.RTR).av(new AhAttr().portNum(1).grh(t.dev.queryGid(1, 0), 0))
-                .pathMtu(s.dev.queryPort(1).activeMtu()).destQpNum(t.qp.qpNum()).rqPsn(0).maxDestRdAtomic(1)
+                .pathMtu(s.dev.queryPort(1).activeMtu()).destQpNum(t.qp.qpNum()).rqPsn(0).maxDestRdAtomic(rdAtomic)
                 .minRnrTimer(1));
-        s.qp.modify(new QpAttr().state(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(1));
+        s.qp.modify(new QpAttr().state(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(rdAtomic));
     }
 
     /** rxe's counters of both devices, for the log of a run. */

@@ -1,0 +1,139 @@
+package org.jrdma.bench;
+
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jrdma.hw.loopback.LoopbackDevice;
+import org.jrdma.hw.loopback.LoopbackFabric;
+import org.jrdma.hw.rxe.net.NettyWire;
+import org.jrdma.hw.rxe.net.RxeNetDevice;
+import org.jrdma.ib.core.Access;
+import org.jrdma.ib.core.AhAttr;
+import org.jrdma.ib.core.CompletionQueue;
+import org.jrdma.ib.core.CqInitAttr;
+import org.jrdma.ib.core.IbCore;
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.MemoryRegion;
+import org.jrdma.ib.core.ProtectionDomain;
+import org.jrdma.ib.core.QpAttr;
+import org.jrdma.ib.core.QpCap;
+import org.jrdma.ib.core.QpInitAttr;
+import org.jrdma.ib.core.QpState;
+import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.QueuePair;
+import org.jrdma.ib.core.RecvWr;
+import org.jrdma.ib.core.Sge;
+
+/**
+ * What a device with {@value #QPS} RC QPs (SQ and RQ {@value #DEPTH} deep each, one CQ of
+ * 2 x {@value #DEPTH} entries per QP, connected pairwise to RTS, every RQ full) holds: used heap after
+ * full GCs and direct memory (BufferPoolMXBean "direct", plus Netty's own counters), measured before and
+ * after each step in this JVM. No JMH: run as {@code java -cp benchmarks.jar org.jrdma.bench.MemoryFootprint
+ * loopback|rxe}; prints one JSON object.
+ */
+public final class MemoryFootprint {
+    static final int QPS = 1000;
+    static final int DEPTH = 256;
+
+    public static void main(String[] args) throws Exception {
+        String driver = args.length > 0 ? args[0] : "loopback";
+        IbCore core = IbCore.newInstance();
+        Map<String, long[]> steps = new LinkedHashMap<>();
+        steps.put("start", measure());
+        AutoCloseable close;
+        IbDevice dev;
+        if (driver.equals("rxe")) {
+            RxeNetDevice rxe = RxeNetDevice.open(core.registrar(), "mem%d", "lo", RxePair.randomLoopbackNet() + "1", 0,
+                    NettyWire.Transport.AUTO);
+            dev = rxe.ibDevice();
+            close = rxe::close;
+        } else {
+            LoopbackDevice lo = new LoopbackDevice(LoopbackFabric.INSTANCE, "mem%d", 2, 0);
+            dev = lo.register(core.registrar()).device();
+            close = lo::close;
+        }
+        steps.put("device", measure());
+        ProtectionDomain pd = dev.allocPd(LoopbackPair.OWNER);
+        ByteBuffer buf = ByteBuffer.allocateDirect(4096);
+        MemoryRegion mr = pd.regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        steps.put("pd+mr", measure());
+        List<CompletionQueue> cqs = new ArrayList<>();
+        for (int i = 0; i < QPS; i++) {
+            cqs.add(dev.createCq(LoopbackPair.OWNER, new CqInitAttr().cqe(2 * DEPTH)));
+        }
+        steps.put("cqs", measure());
+        List<QueuePair> qps = new ArrayList<>();
+        for (int i = 0; i < QPS; i++) {
+            qps.add(pd.createQp(new QpInitAttr().qpType(QpType.RC).cq(cqs.get(i))
+                    .cap(new QpCap().maxSendWr(DEPTH).maxRecvWr(DEPTH).maxSendSge(1).maxRecvSge(1))));
+        }
+        steps.put("qps", measure());
+        boolean rxe = driver.equals("rxe");
+        for (int i = 0; i < QPS; i++) {
+            QueuePair qp = qps.get(i);
+            QueuePair peer = qps.get(i ^ 1);
+            int port = rxe ? 1 : 1 + (i & 1);
+            int peerPort = rxe ? 1 : 1 + ((i ^ 1) & 1);
+            AhAttr av = rxe ? new AhAttr().portNum(1).grh(dev.queryGid(1, 0), 0)
+                    : new AhAttr().portNum(port).dlid(dev.queryPort(peerPort).lid());
+            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(port).accessFlags(Access.REMOTE_WRITE));
+            qp.modify(new QpAttr().state(QpState.RTR).av(av).pathMtu(dev.queryPort(port).activeMtu())
+                    .destQpNum(peer.qpNum()).rqPsn(0).maxDestRdAtomic(1).minRnrTimer(1));
+            qp.modify(new QpAttr().state(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(1));
+        }
+        steps.put("rts", measure());
+        RecvWr wr = new RecvWr().sgList(new Sge(mr.iova(), 4096, mr.lkey()));
+        for (QueuePair qp : qps) {
+            for (int j = 0; j < DEPTH; j++) {
+                qp.postRecv(wr.wrId(j));
+            }
+        }
+        steps.put("rq-full", measure());
+
+        long[] s = steps.get("start");
+        StringBuilder json = new StringBuilder();
+        json.append("{\"driver\": \"").append(driver).append("\", \"qps\": ").append(QPS).append(", \"depth\": ").append(DEPTH)
+                .append(", \"jvm\": \"").append(System.getProperty("java.vm.version"))
+                .append("\", \"cores\": ").append(Runtime.getRuntime().availableProcessors()).append(", \"steps\": [");
+        String sep = "";
+        for (Map.Entry<String, long[]> e : steps.entrySet()) {
+            long[] m = e.getValue();
+            json.append(sep).append("{\"step\": \"").append(e.getKey()).append("\", \"heap\": ").append(m[0] - s[0])
+                    .append(", \"direct\": ").append(m[1] - s[1]).append(", \"nettyDirect\": ").append(m[2] - s[2])
+                    .append(", \"nettyPooledDirect\": ").append(m[3] - s[3]).append('}');
+            sep = ", ";
+        }
+        json.append("]}");
+        System.out.println(json);
+        // keep everything reachable until measured
+        if (qps.size() + cqs.size() < 0 || buf.capacity() < 0) {
+            System.out.println(wr);
+        }
+        close.close();
+        System.exit(0);
+    }
+
+    /** used heap after GC, JDK direct buffers, Netty's own direct counter, Netty's pooled direct arenas */
+    static long[] measure() throws InterruptedException {
+        long heap = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            Thread.sleep(50);
+            heap = Math.min(heap, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+        }
+        long direct = 0;
+        for (BufferPoolMXBean p : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (p.getName().equals("direct")) {
+                direct = p.getMemoryUsed();
+            }
+        }
+        long netty = Math.max(0, io.netty.util.internal.PlatformDependent.usedDirectMemory());
+        long pooled = io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+        return new long[] {heap, direct, netty, pooled};
+    }
+}
