@@ -1,11 +1,9 @@
 package org.jrdma.ib.cm.shell;
 
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-
 import org.jrdma.ib.cm.RdmaCm;
 import org.jrdma.ib.cm.tools.Rping;
 import org.jrdma.ib.core.cli.CommandFailure;
+import org.jrdma.ib.core.cli.ToolRuns;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
@@ -27,36 +25,14 @@ public class RpingCommand {
     RdmaCm cm;
 
     /** The threads running a command now: interrupted when the component goes away. */
-    private final Set<Thread> running = ConcurrentHashMap.newKeySet();
+    private final ToolRuns runs = new ToolRuns();
 
     public void rping(String... args) {
-        Thread self = Thread.currentThread();
-        running.add(self);
-        try {
-            Rping.execute(cm, System.out, System.err, words(args));
-        } finally {
-            running.remove(self);
-        }
+        runs.run(() -> Rping.execute(cm, System.out, System.err, ToolRuns.words(args)));
     }
 
     @Deactivate
     void deactivate() {
-        for (Thread t : running) {
-            t.interrupt();
-        }
-    }
-
-    /** Gogo evaluates the word {@code null} to null: give the tool the word back. */
-    private static String[] words(String[] args) {
-        if (args == null) {
-            return new String[0];
-        }
-        String[] w = args.clone();
-        for (int i = 0; i < w.length; i++) {
-            if (w[i] == null) {
-                w[i] = "null";
-            }
-        }
-        return w;
+        runs.interruptAll();
     }
 }

@@ -3,5 +3,5 @@
  * command reports failure and its exit status to the {@code ./jrdma} launcher.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package org.jrdma.ib.core.cli;

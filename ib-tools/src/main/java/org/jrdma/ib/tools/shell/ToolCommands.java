@@ -1,10 +1,8 @@
 package org.jrdma.ib.tools.shell;
 
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.cli.CommandFailure;
+import org.jrdma.ib.core.cli.ToolRuns;
 import org.jrdma.ib.tools.PingpongTool;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -31,7 +29,7 @@ public class ToolCommands {
     IbCore core;
 
     /** The threads running a command now: interrupted when the component goes away. */
-    private final Set<Thread> running = ConcurrentHashMap.newKeySet();
+    private final ToolRuns runs = new ToolRuns();
 
     public void ibv_rc_pingpong(String... args) {
         run("ibv_rc_pingpong", args);
@@ -50,33 +48,11 @@ public class ToolCommands {
     }
 
     private void run(String name, String[] args) {
-        Thread self = Thread.currentThread();
-        running.add(self);
-        try {
-            PingpongTool.named(name).execute(core, System.out, System.err, words(args));
-        } finally {
-            running.remove(self);
-        }
+        runs.run(() -> PingpongTool.named(name).execute(core, System.out, System.err, ToolRuns.words(args)));
     }
 
     @Deactivate
     void deactivate() {
-        for (Thread t : running) {
-            t.interrupt();
-        }
-    }
-
-    /** Gogo evaluates the word {@code null} to null: give the tool the word back. */
-    private static String[] words(String[] args) {
-        if (args == null) {
-            return new String[0];
-        }
-        String[] w = args.clone();
-        for (int i = 0; i < w.length; i++) {
-            if (w[i] == null) {
-                w[i] = "null";
-            }
-        }
-        return w;
+        runs.interruptAll();
     }
 }
