@@ -205,7 +205,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         // DEVICE_REMOVAL to each id, and wait (bounded) for the consumers to release their QPs
         List<java.util.concurrent.Future<?>> done = new ArrayList<>();
         for (CmaId id : gone) {
-            done.add(deliverFuture(id, new RdmaCmEvent(RdmaCmEventType.DEVICE_REMOVAL, id, null, 0, null)));
+            done.add(dispatch(id, new RdmaCmEvent(RdmaCmEventType.DEVICE_REMOVAL, id, null, 0, null)));
         }
         if (!Thread.currentThread().getName().equals("rdma-cm")) {
             for (java.util.concurrent.Future<?> f : done) {
@@ -1492,12 +1492,11 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
 
     // ------------------------------------------------------------------ events
 
-    /** Delivers {@code ev} on the CM thread; a non-zero answer destroys the id (for a request: rejects it). */
-    private void dispatch(CmaId id, RdmaCmEvent ev) {
-        deliverFuture(id, ev);
-    }
-
-    private java.util.concurrent.Future<?> deliverFuture(CmaId id, RdmaCmEvent ev) {
+    /**
+     * Delivers {@code ev} on the CM thread; a non-zero answer destroys the id (for a request: rejects it).
+     * The future is done once the handler has returned (device removal waits for it).
+     */
+    private java.util.concurrent.Future<?> dispatch(CmaId id, RdmaCmEvent ev) {
         try {
             return thread.submit(() -> run(id, ev));
         } catch (java.util.concurrent.RejectedExecutionException e) {
