@@ -84,6 +84,30 @@ class RdmaCmRxeTest {
         rb = RxeNetDevice.open(core.registrar(), "cmb%d", "lo", net + "2", 0, NettyWire.Transport.AUTO);
         mad = new MadLayer(core);
         cm = new RdmaCmService(core, mad);
+        diag = this::diagnostics;
+    }
+
+    /** What a missing event leaves to go on: CM, MAD and wire counters and the stacks of the threads involved. */
+    static volatile java.util.function.Supplier<String> diag = () -> "";
+
+    String diagnostics() {
+        StringBuilder b = new StringBuilder("\ncm ").append(cm.counters());
+        for (RxeNetDevice d : List.of(ra, rb)) {
+            b.append("\n").append(d.ibDevice().name()).append(" mad ").append(mad.counters(d.ibDevice(), 1))
+                    .append(" wire sent ").append(d.wire().sent).append(" received ").append(d.wire().received)
+                    .append(" unroutable ").append(d.wire().unroutable).append(" errors ").append(d.wire().sendErrors);
+        }
+        Thread.getAllStackTraces().forEach((t, st) -> {
+            String n = t.getName();
+            if (n.startsWith("ib-mad") || n.startsWith("rdma-cm") || n.startsWith(NettyWire.THREAD_PREFIX)
+                    || n.startsWith("rxe")) {
+                b.append("\n\"").append(n).append("\" ").append(t.getState());
+                for (int i = 0; i < Math.min(st.length, 12); i++) {
+                    b.append("\n    at ").append(st[i]);
+                }
+            }
+        });
+        return b.toString();
     }
 
     @AfterEach
@@ -135,7 +159,7 @@ class RdmaCmRxeTest {
 
     static RdmaCmEvent next(BlockingQueue<RdmaCmEvent> q, RdmaCmEventType want) throws InterruptedException {
         RdmaCmEvent e = q.poll(15, TimeUnit.SECONDS);
-        assertNotNull(e, "no event, expected " + want);
+        assertNotNull(e, () -> "no event, expected " + want + diag.get());
         assertEquals(want, e.type(), "event " + e);
         return e;
     }
