@@ -256,6 +256,55 @@ public class RxePingpongBench {
         return s.in.position();
     }
 
+    /**
+     * The busy-polling counterpart of the chained pingpong's transport: both ends spin on non-blocking
+     * receives (the echo thread too), so neither waits for a wakeup; compare with rcPingpongChained run
+     * with {@code -Djrdma.rxe.net.busyPoll=true}, where both rxe event loops spin in epoll_wait(0).
+     */
+    @State(Scope.Thread)
+    public static class UdpSpinBoth extends Udp {
+        @Override
+        @Setup(Level.Trial)
+        public void setup() throws Exception {
+            String net = RxePair.randomLoopbackNet();
+            a = DatagramChannel.open(StandardProtocolFamily.INET).bind(new InetSocketAddress(net + "1", UdpPair.PORT));
+            b = DatagramChannel.open(StandardProtocolFamily.INET).bind(new InetSocketAddress(net + "2", UdpPair.PORT));
+            a.configureBlocking(false);
+            b.configureBlocking(false);
+            addrB = new InetSocketAddress(net + "2", UdpPair.PORT);
+            echo = new Thread(() -> {
+                ByteBuffer buf = ByteBuffer.allocateDirect(64);
+                try {
+                    while (b.isOpen()) {
+                        buf.clear();
+                        java.net.SocketAddress from = b.receive(buf);
+                        if (from == null) {
+                            Thread.onSpinWait();
+                            continue;
+                        }
+                        buf.flip();
+                        b.send(buf, from);
+                    }
+                } catch (java.io.IOException e) {
+                    // closed: done
+                }
+            }, "udp-echo-spin");
+            echo.setDaemon(true);
+            echo.start();
+        }
+    }
+
+    @Benchmark
+    public int udpPingpongSpinBoth(UdpSpinBoth s) throws Exception {
+        s.out.clear();
+        s.a.send(s.out, s.addrB);
+        s.in.clear();
+        while (s.a.receive(s.in) == null) {
+            Thread.onSpinWait();
+        }
+        return s.in.position();
+    }
+
     @State(Scope.Thread)
     public static class NettyUdp {
         UdpPair pair;

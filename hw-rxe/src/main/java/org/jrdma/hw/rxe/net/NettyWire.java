@@ -75,6 +75,12 @@ public final class NettyWire implements RxeWire, AutoCloseable {
     static final boolean BATCH = !"false".equals(System.getProperty("jrdma.rxe.net.batch"));
     /** {@code -Djrdma.rxe.net.direct=false}: every packet through the event loop. */
     static final boolean DIRECT = !"false".equals(System.getProperty("jrdma.rxe.net.direct"));
+    /**
+     * {@code -Djrdma.rxe.net.busyPoll=true} (epoll only): the event loop spins in {@code epoll_wait} with a
+     * zero timeout instead of sleeping in it, as Linux's {@code net.core.busy_poll} does for a socket: a
+     * packet is picked up without a wakeup, at the price of one core per device kept busy. Off by default.
+     */
+    static final boolean BUSY_POLL = Boolean.getBoolean("jrdma.rxe.net.busyPoll");
     /** The largest datagram read or sent: a 9000-byte jumbo frame's payload and then some. */
     private static final int MAX_DATAGRAM = 9216 + 256;
     /**
@@ -140,7 +146,10 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
         this.epoll = epollOk;
         this.port = port;
-        IoHandlerFactory f = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        IoHandlerFactory f = !epoll ? NioIoHandler.newFactory()
+                : BUSY_POLL ? EpollIoHandler.newFactory(0, () -> (selectNow, hasTasks) ->
+                        hasTasks ? selectNow.get() : io.netty.channel.SelectStrategy.BUSY_WAIT)
+                : EpollIoHandler.newFactory();
         this.group = new MultiThreadIoEventLoopGroup(1,
                 new DefaultThreadFactory(THREAD_PREFIX + (name.isEmpty() ? "" : "-" + name), true), f);
     }
