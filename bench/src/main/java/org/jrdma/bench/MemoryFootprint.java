@@ -128,7 +128,8 @@ public final class MemoryFootprint {
             long[] m = e.getValue();
             json.append(sep).append("{\"step\": \"").append(e.getKey()).append("\", \"heap\": ").append(m[0] - s[0])
                     .append(", \"direct\": ").append(m[1] - s[1]).append(", \"nettyDirect\": ").append(m[2] - s[2])
-                    .append(", \"nettyPooledDirect\": ").append(m[3] - s[3]).append(", \"total\": ")
+                    .append(", \"nettyPooledDirect\": ").append(m[3] - s[3]).append(", \"nettyPooledHeap\": ")
+                    .append(m[4] - s[4]).append(", \"total\": ")
                     .append(m[0] - s[0] + m[1] - s[1] + (NETTY_OUTSIDE_MXBEAN ? m[2] - s[2] : 0)).append('}');
             sep = ", ";
         }
@@ -173,7 +174,10 @@ public final class MemoryFootprint {
     /** Netty's direct buffers bypass the JDK's count (and BufferPoolMXBean) only when it allocates them without a Cleaner. */
     static final boolean NETTY_OUTSIDE_MXBEAN = io.netty.util.internal.PlatformDependent.useDirectBufferNoCleaner();
 
-    /** used heap after GC, JDK direct buffers, Netty's own direct counter, Netty's pooled direct arenas */
+    /**
+     * used heap after GC, JDK direct buffers, Netty's own direct counter, and the direct and heap chunks
+     * of the Netty pools (Netty's default and hw-rxe's packet pool; the heap ones are part of the heap)
+     */
     static long[] measure() throws InterruptedException {
         long heap = Long.MAX_VALUE;
         for (int i = 0; i < 5; i++) {
@@ -188,7 +192,10 @@ public final class MemoryFootprint {
             }
         }
         long netty = Math.max(0, io.netty.util.internal.PlatformDependent.usedDirectMemory());
-        long pooled = io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
-        return new long[] {heap, direct, netty, pooled};
+        var pools = List.of(io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric(),
+                org.jrdma.hw.rxe.PacketPool.ALLOC.metric());
+        long pooledDirect = pools.stream().mapToLong(m -> m.usedDirectMemory()).sum();
+        long pooledHeap = pools.stream().mapToLong(m -> m.usedHeapMemory()).sum();
+        return new long[] {heap, direct, netty, pooledDirect, pooledHeap};
     }
 }
