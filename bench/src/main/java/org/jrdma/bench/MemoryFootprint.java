@@ -27,14 +27,22 @@ import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.QpType;
 import org.jrdma.ib.core.QueuePair;
 import org.jrdma.ib.core.RecvWr;
+import org.jrdma.ib.core.SendFlags;
+import org.jrdma.ib.core.SendWr;
 import org.jrdma.ib.core.Sge;
+import org.jrdma.ib.core.WcStatus;
+import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.ib.core.WrOpcode;
 
 /**
  * What a device with {@value #QPS} RC QPs (SQ and RQ {@value #DEPTH} deep each, one CQ of
- * 2 x {@value #DEPTH} entries per QP, connected pairwise to RTS, every RQ full) holds: used heap after
+ * 2 x {@value #DEPTH} entries per QP, connected pairwise to RTS, every RQ full, then every SQ slot used
+ * once: {@value #DEPTH} signaled 8-byte RDMA WRITEs per QP, completed and polled) holds: used heap after
  * full GCs and direct memory (BufferPoolMXBean "direct", plus Netty's own counters), measured before and
- * after each step in this JVM. No JMH: run as {@code java -cp benchmarks.jar org.jrdma.bench.MemoryFootprint
- * loopback|rxe}; prints one JSON object.
+ * after each step in this JVM. Netty's direct buffers are in the BufferPoolMXBean's count unless Netty
+ * allocates them without a Cleaner; {@code total} (heap plus direct) counts them once either way. No JMH: run as {@code java -cp benchmarks.jar org.jrdma.bench.MemoryFootprint
+ * loopback|rxe}; prints one JSON object. With {@code -Djrdma.bench.histogram=N} it also prints the top N
+ * rows of the heap's class histogram (after the last step) to stderr.
  */
 public final class MemoryFootprint {
     static final int QPS = 1000;
@@ -94,6 +102,21 @@ public final class MemoryFootprint {
             }
         }
         steps.put("rq-full", measure());
+        // every SQ slot used once (a driver that allocates slot state lazily shows its worst case here)
+        SendWr w = new SendWr().opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sgList(new Sge(mr.iova(), 8, mr.lkey())).remote(mr.iova() + 8, mr.rkey());
+        WorkCompletion[] wc = new WorkCompletion[64];
+        for (int i = 0; i < wc.length; i++) {
+            wc[i] = new WorkCompletion();
+        }
+        for (int i = 0; i < QPS; i++) {
+            QueuePair qp = qps.get(i);
+            for (int j = 0; j < DEPTH; j++) {
+                qp.postSend(w.wrId(j));
+            }
+            await(cqs.get(i), wc, DEPTH);
+        }
+        steps.put("sq-cycled", measure());
 
         long[] s = steps.get("start");
         StringBuilder json = new StringBuilder();
@@ -105,11 +128,20 @@ public final class MemoryFootprint {
             long[] m = e.getValue();
             json.append(sep).append("{\"step\": \"").append(e.getKey()).append("\", \"heap\": ").append(m[0] - s[0])
                     .append(", \"direct\": ").append(m[1] - s[1]).append(", \"nettyDirect\": ").append(m[2] - s[2])
-                    .append(", \"nettyPooledDirect\": ").append(m[3] - s[3]).append('}');
+                    .append(", \"nettyPooledDirect\": ").append(m[3] - s[3]).append(", \"nettyPooledHeap\": ")
+                    .append(m[4] - s[4]).append(", \"total\": ")
+                    .append(m[0] - s[0] + m[1] - s[1] + (NETTY_OUTSIDE_MXBEAN ? m[2] - s[2] : 0)).append('}');
             sep = ", ";
         }
         json.append("]}");
         System.out.println(json);
+        int top = Integer.getInteger("jrdma.bench.histogram", 0);
+        if (top > 0) {
+            String h = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+                    new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+                    new Object[] {new String[0]}, new String[] {String[].class.getName()});
+            h.lines().limit(top + 3L).forEach(System.err::println);
+        }
         // keep everything reachable until measured
         if (qps.size() + cqs.size() < 0 || buf.capacity() < 0) {
             System.out.println(wr);
@@ -118,7 +150,34 @@ public final class MemoryFootprint {
         System.exit(0);
     }
 
-    /** used heap after GC, JDK direct buffers, Netty's own direct counter, Netty's pooled direct arenas */
+    /** Polls {@code cq} until {@code n} successful completions arrived (at most a minute). */
+    static void await(CompletionQueue cq, WorkCompletion[] wc, int n) {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        int got = 0;
+        while (got < n) {
+            int k = cq.poll(wc, Math.min(wc.length, n - got));
+            for (int i = 0; i < k; i++) {
+                if (wc[i].status() != WcStatus.SUCCESS) {
+                    throw new IllegalStateException("completion " + wc[i]);
+                }
+            }
+            got += k;
+            if (k == 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(got + " of " + n + " completions after a minute");
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+            }
+        }
+    }
+
+    /** Netty's direct buffers bypass the JDK's count (and BufferPoolMXBean) only when it allocates them without a Cleaner. */
+    static final boolean NETTY_OUTSIDE_MXBEAN = io.netty.util.internal.PlatformDependent.useDirectBufferNoCleaner();
+
+    /**
+     * used heap after GC, JDK direct buffers, Netty's own direct counter, and the direct and heap chunks
+     * of the Netty pools (Netty's default and hw-rxe's packet pool; the heap ones are part of the heap)
+     */
     static long[] measure() throws InterruptedException {
         long heap = Long.MAX_VALUE;
         for (int i = 0; i < 5; i++) {
@@ -133,7 +192,10 @@ public final class MemoryFootprint {
             }
         }
         long netty = Math.max(0, io.netty.util.internal.PlatformDependent.usedDirectMemory());
-        long pooled = io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
-        return new long[] {heap, direct, netty, pooled};
+        var pools = List.of(io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric(),
+                org.jrdma.hw.rxe.PacketPool.ALLOC.metric());
+        long pooledDirect = pools.stream().mapToLong(m -> m.usedDirectMemory()).sum();
+        long pooledHeap = pools.stream().mapToLong(m -> m.usedHeapMemory()).sum();
+        return new long[] {heap, direct, netty, pooledDirect, pooledHeap};
     }
 }

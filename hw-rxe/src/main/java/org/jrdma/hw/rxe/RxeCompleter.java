@@ -15,7 +15,6 @@ import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.WrOpcode;
 import org.jrdma.sw.rdmavt.MemError;
 import org.jrdma.sw.rdmavt.Segments;
-import org.jrdma.sw.rdmavt.SendWqe;
 import org.jrdma.sw.rdmavt.Timers;
 import org.jrdma.sw.rdmavt.WrOpcodeTable;
 
@@ -82,19 +81,17 @@ final class RxeCompleter {
     private boolean complete(RxeQp qp, RxePacket p, boolean timeout) {
         boolean done = false;
         State state = State.GET_WQE;
-        SendWqe w = null;
-        RxeQp.WqeState st = null;
+        RxeSendWqe w = null;
         while (true) {
             switch (state) {
                 case GET_WQE -> {
-                    w = qp.sendAt(0);
-                    st = w == null ? null : qp.ws(0);
-                    if (w == null || st.state == RxeQp.WQE_POSTED) {
+                    w = qp.wqe(0);
+                    if (w == null || w.state == RxeQp.WQE_POSTED) {
                         state = State.EXIT;
-                    } else if (st.state == RxeQp.WQE_DONE) {
+                    } else if (w.state == RxeQp.WQE_DONE) {
                         state = State.COMP_WQE;
-                    } else if (st.state == RxeQp.WQE_ERROR) {
-                        error = st.status;
+                    } else if (w.state == RxeQp.WQE_ERROR) {
+                        error = w.status();
                         state = State.ERROR;
                     } else if (p != null) {
                         state = State.CHECK_PSN;
@@ -102,10 +99,10 @@ final class RxeCompleter {
                         state = timeout ? State.ERROR_RETRY : State.EXIT;
                     }
                 }
-                case CHECK_PSN -> state = checkPsn(qp, p, w, st);
-                case CHECK_ACK -> state = checkAck(qp, p, w, st);
+                case CHECK_PSN -> state = checkPsn(qp, p, w);
+                case CHECK_ACK -> state = checkAck(qp, p, w);
                 case READ -> {
-                    if (!copyRead(qp, p, w, st)) {
+                    if (!copyRead(qp, p, w)) {
                         error = WcStatus.LOC_PROT_ERR;
                         state = State.ERROR;
                     } else {
@@ -113,8 +110,7 @@ final class RxeCompleter {
                     }
                 }
                 case ATOMIC -> {
-                    MemError e = local.resolveLocal(dev.keys, qp.pd, w.sgeAddr(), w.sgeLength(), w.sgeLkey(),
-                            w.numSge(), Access.LOCAL_WRITE);
+                    MemError e = local.resolveLocal(dev.keys, qp.pd, w, Access.LOCAL_WRITE);
                     if (e != MemError.NONE) {
                         error = WcStatus.LOC_PROT_ERR;
                         state = State.ERROR;
@@ -123,15 +119,15 @@ final class RxeCompleter {
                         state = State.COMP_ACK;
                     }
                 }
-                case WRITE_SEND -> state = sentWhole(w, st) && st.lastPsn == p.psn() ? State.COMP_ACK : State.UPDATE_COMP;
+                case WRITE_SEND -> state = sentWhole(w) && w.lastPsn == p.psn() ? State.COMP_ACK : State.UPDATE_COMP;
                 case COMP_ACK -> {
                     retire(qp, w, WcStatus.SUCCESS);
                     done = true;
                     state = State.UPDATE_COMP;
                 }
                 case COMP_WQE -> {
-                    if (p != null && sentWhole(w, st) && psnCompare(st.lastPsn, qp.compPsn) >= 0) {
-                        qp.compPsn = psnAdd(st.lastPsn, 1);
+                    if (p != null && sentWhole(w) && psnCompare(w.lastPsn, qp.compPsn) >= 0) {
+                        qp.compPsn = psnAdd(w.lastPsn, 1);
                         qp.compOpcode = -1;
                     }
                     retire(qp, w, WcStatus.SUCCESS);
@@ -147,9 +143,8 @@ final class RxeCompleter {
                     state = State.DONE;
                 }
                 case ERROR_RETRY -> {
-                    w = qp.sendAt(0); // a sequence NAK may have completed the WQE we came with
-                    st = w == null ? null : qp.ws(0);
-                    state = errorRetry(qp, w, st, timeout);
+                    w = qp.wqe(0); // a sequence NAK may have completed the WQE we came with
+                    state = errorRetry(qp, w, timeout);
                 }
                 case RNR_RETRY -> {
                     if (qp.compRnrRetry > 0) {
@@ -181,10 +176,10 @@ final class RxeCompleter {
         }
     }
 
-    private void retire(RxeQp qp, SendWqe w, WcStatus status) {
-        boolean underRequester = qp.reqIdx == 0 && resending(w, qp.ws(0));
+    private void retire(RxeQp qp, RxeSendWqe w, WcStatus status) {
+        boolean underRequester = qp.reqIdx == 0 && resending(w);
         qp.retireSend(w, status, wc);
-        qp.popWs();
+        qp.headRetired();
         if (underRequester) {
             qp.needRetry = true; // it was mid-way through resending it: re-sync from comp.psn
         }
@@ -197,14 +192,14 @@ final class RxeCompleter {
      * resend to end and a second ACK; a Linux 6.1 requester in the QEMU guest stalled for good in that
      * window (sq-psn below comp.psn, measured). Such an ACK can only cover PSNs sent before.
      */
-    private static boolean resending(SendWqe w, RxeQp.WqeState st) {
-        return st.started && (st.state == RxeQp.WQE_PROCESSING || st.state == RxeQp.WQE_POSTED)
+    private static boolean resending(RxeSendWqe w) {
+        return w.started && (w.state == RxeQp.WQE_PROCESSING || w.state == RxeQp.WQE_POSTED)
                 && !WrOpcodeTable.isReadOrAtomic(w.opcode());
     }
 
     /** Every packet of the WQE went out at least once: an ACK of its last PSN may complete it. */
-    private static boolean sentWhole(SendWqe w, RxeQp.WqeState st) {
-        return st.state == RxeQp.WQE_PENDING || resending(w, st);
+    private static boolean sentWhole(RxeSendWqe w) {
+        return w.state == RxeQp.WQE_PENDING || resending(w);
     }
 
     /** The retransmit timer runs while PSNs are outstanding ({@code reset_retry_timer}). */
@@ -223,14 +218,14 @@ final class RxeCompleter {
         qp.retryBackoff = 0;
     }
 
-    private static State checkPsn(RxeQp qp, RxePacket p, SendWqe w, RxeQp.WqeState st) {
+    private static State checkPsn(RxeQp qp, RxePacket p, RxeSendWqe w) {
         boolean rdAtomic = WrOpcodeTable.isReadOrAtomic(w.opcode());
-        int diff = psnCompare(p.psn(), st.lastPsn);
+        int diff = psnCompare(p.psn(), w.lastPsn);
         if (diff > 0) {
-            if (st.state == RxeQp.WQE_PENDING && rdAtomic) {
+            if (w.state == RxeQp.WQE_PENDING && rdAtomic) {
                 return State.ERROR_RETRY; // implicit NAK: the read or atomic response was lost
             }
-            if (sentWhole(w, st)) {
+            if (sentWhole(w)) {
                 resetRetryCounters(qp);
                 return State.COMP_WQE;
             }
@@ -238,7 +233,7 @@ final class RxeCompleter {
         }
         diff = psnCompare(p.psn(), qp.compPsn);
         if (diff < 0) {
-            if (p.psn() == st.lastPsn) {
+            if (p.psn() == w.lastPsn) {
                 return State.COMP_ACK;
             } else if (p.opcode() == RxeOpcode.RC_ACKNOWLEDGE
                     && (qp.compOpcode == RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST.value()
@@ -252,7 +247,7 @@ final class RxeCompleter {
         return State.CHECK_ACK;
     }
 
-    private State checkAck(RxeQp qp, RxePacket p, SendWqe w, RxeQp.WqeState st) {
+    private State checkAck(RxeQp qp, RxePacket p, RxeSendWqe w) {
         int mask = p.mask();
         if (qp.compOpcode == -1) {
             if ((mask & RxeMask.START) == 0) {
@@ -262,8 +257,8 @@ final class RxeCompleter {
                 || qp.compOpcode == RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE.value()) {
             RxeOpcode o = p.opcode();
             if (o != RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE && o != RxeOpcode.RC_RDMA_READ_RESPONSE_LAST) {
-                if (!(p.psn() == st.firstPsn && o == RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST)
-                        && !(st.firstPsn == st.lastPsn && o == RxeOpcode.RC_RDMA_READ_RESPONSE_ONLY)
+                if (!(p.psn() == w.firstPsn && o == RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST)
+                        && !(w.firstPsn == w.lastPsn && o == RxeOpcode.RC_RDMA_READ_RESPONSE_ONLY)
                         && o != RxeOpcode.RC_ACKNOWLEDGE) {
                     return State.DONE;
                 }
@@ -339,25 +334,24 @@ final class RxeCompleter {
     /** SEND/WRITE WQEs wholly before comp.psn are done. */
     private void completeAcked(RxeQp qp) {
         while (true) {
-            SendWqe w = qp.sendAt(0);
+            RxeSendWqe w = qp.wqe(0);
             if (w == null) {
                 return;
             }
-            RxeQp.WqeState st = qp.ws(0);
-            if (st.state == RxeQp.WQE_DONE) {
+            if (w.state == RxeQp.WQE_DONE) {
                 retire(qp, w, WcStatus.SUCCESS);
                 continue;
             }
-            if (st.state != RxeQp.WQE_PENDING || WrOpcodeTable.isReadOrAtomic(w.opcode())
-                    || psnCompare(st.lastPsn, qp.compPsn) >= 0) {
+            if (w.state != RxeQp.WQE_PENDING || WrOpcodeTable.isReadOrAtomic(w.opcode())
+                    || psnCompare(w.lastPsn, qp.compPsn) >= 0) {
                 return;
             }
             retire(qp, w, WcStatus.SUCCESS);
         }
     }
 
-    private State errorRetry(RxeQp qp, SendWqe w, RxeQp.WqeState st, boolean timeout) {
-        if (w == null || st == null || st.state == RxeQp.WQE_POSTED) {
+    private State errorRetry(RxeQp qp, RxeSendWqe w, boolean timeout) {
+        if (w == null || w.state == RxeQp.WQE_POSTED) {
             return State.EXIT;
         }
         if (qp.startedRetry && !timeout) {
@@ -393,13 +387,12 @@ final class RxeCompleter {
     }
 
     /** A read response's payload lands in the WQE's SGEs at (psn - first_psn) * mtu. */
-    private boolean copyRead(RxeQp qp, RxePacket p, SendWqe w, RxeQp.WqeState st) {
-        MemError e = local.resolveLocal(dev.keys, qp.pd, w.sgeAddr(), w.sgeLength(), w.sgeLkey(), w.numSge(),
-                Access.LOCAL_WRITE);
+    private boolean copyRead(RxeQp qp, RxePacket p, RxeSendWqe w) {
+        MemError e = local.resolveLocal(dev.keys, qp.pd, w, Access.LOCAL_WRITE);
         if (e != MemError.NONE) {
             return false;
         }
-        long at = (long) ((p.psn() - st.firstPsn) & RxeParams.PSN_MASK) * dev.mtu(qp);
+        long at = (long) ((p.psn() - w.firstPsn) & RxeParams.PSN_MASK) * dev.mtu(qp);
         int len = p.payloadLength();
         if (at + len > local.total()) {
             return false;

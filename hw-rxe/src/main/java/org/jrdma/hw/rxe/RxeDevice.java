@@ -36,7 +36,6 @@ import org.jrdma.sw.rdmavt.RvtSrq;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
 
 /**
  * Soft-RoCE ({@code rxe.c}, {@code rxe_recv.c}): one Ethernet port whose GID table the caller gives, the
@@ -71,7 +70,7 @@ public final class RxeDevice extends RvtDevice {
     final Mtu activeMtu;
     final long nodeGuid;
     final RxeCounters counters = new RxeCounters();
-    final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+    final ByteBufAllocator alloc = PacketPool.ALLOC;
     private volatile IcrcCheck icrcCheck = IcrcCheck.EXACT;
     /** The port's bad_pkey_cntr and qkey_viol_cntr (rxe_recv.c check_keys; saturate at 0xffff). */
     private final java.util.concurrent.atomic.AtomicInteger badPkeyCntr = new java.util.concurrent.atomic.AtomicInteger();

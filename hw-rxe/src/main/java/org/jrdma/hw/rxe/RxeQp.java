@@ -8,7 +8,6 @@ import org.jrdma.hw.rxe.wire.UdpSourcePort;
 import org.jrdma.ib.core.QpInitAttr;
 import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.QpType;
-import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.spi.QpContext;
 import org.jrdma.sw.rdmavt.RecvWqe;
 import org.jrdma.sw.rdmavt.RvtCq;
@@ -25,32 +24,13 @@ import io.netty.buffer.ByteBuf;
  * {@link #scheduled} is touched only by the device's engine thread with {@link #exec} held.
  */
 public final class RxeQp extends RvtQp {
-    /** WQE states ({@code enum wqe_state}). */
-    static final int WQE_POSTED = 0;
-    static final int WQE_PENDING = 1;
-    static final int WQE_DONE = 2;
-    static final int WQE_ERROR = 3;
+    /** WQE states ({@code enum wqe_state}), in {@link RxeSendWqe#state}. */
+    static final byte WQE_POSTED = 0;
+    static final byte WQE_PENDING = 1;
+    static final byte WQE_DONE = 2;
+    static final byte WQE_ERROR = 3;
     /** Some packets sent, not the last. */
-    static final int WQE_PROCESSING = 4;
-
-    /** Per send WQE engine state, in a ring parallel to the send queue (index 0 = head). */
-    static final class WqeState {
-        int state;
-        int firstPsn;
-        int lastPsn;
-        boolean started;
-        /** Bytes of the message sent so far (requester) . */
-        long offset;
-        WcStatus status = WcStatus.SUCCESS;
-
-        void reset() {
-            state = WQE_POSTED;
-            firstPsn = lastPsn = 0;
-            started = false;
-            offset = 0;
-            status = WcStatus.SUCCESS;
-        }
-    }
+    static final byte WQE_PROCESSING = 4;
 
     final RxeDevice rxe;
     final AtomicBoolean scheduled = new AtomicBoolean();
@@ -82,8 +62,6 @@ public final class RxeQp extends RvtQp {
     boolean waitRnr;
     /** A WQE failed locally ({@code qp->req.state = QP_STATE_ERROR}): nothing more is sent. */
     boolean reqStopped;
-    private final WqeState[] ws;
-    private int wsHead;
 
     // ---- completer
     int compPsn;
@@ -108,15 +86,27 @@ public final class RxeQp extends RvtQp {
     final Segments respSegs;
     long respOffset;
     long respLength;
-    /** Atomic replay cache (responder resources): PSN and original value of the last atomics. */
-    final int[] atomicPsn;
-    final long[] atomicOrig;
-    final boolean[] atomicValid;
-    int atomicNext;
-    /** Read resources: first PSN and PSN count of the last executed READs, for duplicate replays. */
-    final int[] readPsn;
-    final int[] readNpsn;
-    int readNext;
+    /** Responder resources for replaying duplicate READs and atomics; null until the QP serves its first. */
+    private Replay replay;
+
+    /**
+     * Responder resources: PSN and original value of the last atomics (atomic replay cache), first PSN
+     * and PSN count of the last executed READs, for duplicate replays.
+     */
+    static final class Replay {
+        final int[] atomicPsn = new int[RxeParams.MAX_RD_ATOMIC_RESOURCES];
+        final long[] atomicOrig = new long[RxeParams.MAX_RD_ATOMIC_RESOURCES];
+        final boolean[] atomicValid = new boolean[RxeParams.MAX_RD_ATOMIC_RESOURCES];
+        int atomicNext;
+        final int[] readPsn = new int[RxeParams.MAX_RD_ATOMIC_RESOURCES];
+        final int[] readNpsn = new int[RxeParams.MAX_RD_ATOMIC_RESOURCES];
+        int readNext;
+
+        void clear() {
+            java.util.Arrays.fill(atomicValid, false);
+            java.util.Arrays.fill(readNpsn, 0);
+        }
+    }
 
     /** A received request with the addresses it came from and to ({@code ip_hdr(skb)} stays with the skb). */
     record Rcvd(ByteBuf buf, InetAddress src, InetAddress dst) {
@@ -161,33 +151,35 @@ public final class RxeQp extends RvtQp {
     }
 
     RxeQp(RxeDevice dev, QpContext ctx, int qpn, RvtPd pd, QpInitAttr a, RvtCq scq, RvtCq rcq, RvtSrq srq) {
-        super(dev, ctx, qpn, pd, a, scq, rcq, srq);
+        super(dev, ctx, qpn, pd, a, scq, rcq, srq, RxeSendWqe::new);
         this.rxe = dev;
         this.task = () -> dev.run(this);
-        this.ws = new WqeState[Math.max(cap().maxSendWr(), 1)];
-        for (int i = 0; i < ws.length; i++) {
-            ws[i] = new WqeState();
-        }
-        int sge = Math.max(Math.max(cap().maxRecvSge(), dev.queryDevice().maxRecvSge()), 1) + 1;
+        // a receive taken from the RQ or the SRQ has at most their max_sge SGEs, each one segment
+        int sge = Math.max(srq != null ? srq.maxSge() : cap().maxRecvSge(), 1);
         this.respWqe = new RecvWqe(sge);
         this.respSegs = new Segments(sge);
-        int res = RxeParams.MAX_RD_ATOMIC_RESOURCES;
-        this.atomicPsn = new int[res];
-        this.atomicOrig = new long[res];
-        this.atomicValid = new boolean[res];
-        this.readPsn = new int[res];
-        this.readNpsn = new int[res];
     }
 
-    /** Engine state of the {@code i}-th WQE from the SQ head. */
-    WqeState ws(int i) {
-        return ws[(wsHead + i) % ws.length];
+    /** The responder resources, made on first use (engine thread, exec held). */
+    Replay replay() {
+        if (replay == null) {
+            replay = new Replay();
+        }
+        return replay;
     }
 
-    /** The head WQE was retired: its state slot moves to the tail. */
-    void popWs() {
-        ws[wsHead].reset();
-        wsHead = (wsHead + 1) % ws.length;
+    /** The responder resources if the QP has served a READ or atomic, else null. */
+    Replay replayIfAny() {
+        return replay;
+    }
+
+    /** The {@code i}-th queued send WQE from the SQ head, with its engine state, or null. */
+    RxeSendWqe wqe(int i) {
+        return (RxeSendWqe) sendAt(i);
+    }
+
+    /** The head WQE was retired: the requester's index, counted from the head, moves with it. */
+    void headRetired() {
         if (reqIdx > 0) {
             reqIdx--;
         }
@@ -233,10 +225,13 @@ public final class RxeQp extends RvtQp {
 
     private void resetAll() {
         releaseQueued();
-        for (WqeState w : ws) {
+        for (int i = 0; ; i++) {
+            RxeSendWqe w = wqe(i);
+            if (w == null) {
+                break;
+            }
             w.reset();
         }
-        wsHead = 0;
         reqIdx = 0;
         reqOpcode = -1;
         pktsSinceAckReq = 0;
@@ -251,8 +246,9 @@ public final class RxeQp extends RvtQp {
         sentPsnNak = dropMsg = false;
         haveRespWqe = false;
         respOffset = respLength = 0;
-        java.util.Arrays.fill(atomicValid, false);
-        java.util.Arrays.fill(readNpsn, 0);
+        if (replay != null) {
+            replay.clear();
+        }
     }
 
     void releaseQueued() {

@@ -60,12 +60,11 @@ final class RxeRequester {
             return progress;
         }
         for (int n = 0; n < 64 && !qp.reqStopped && qp.probe != RxeQp.PROBE_WAIT; n++) {
-            SendWqe w = qp.sendAt(qp.reqIdx);
+            RxeSendWqe w = qp.wqe(qp.reqIdx);
             if (w == null) {
                 break;
             }
-            RxeQp.WqeState st = qp.ws(qp.reqIdx);
-            if (st.state != RxeQp.WQE_POSTED && st.state != RxeQp.WQE_PROCESSING) {
+            if (w.state != RxeQp.WQE_POSTED && w.state != RxeQp.WQE_PROCESSING) {
                 qp.reqIdx++;
                 continue;
             }
@@ -75,25 +74,25 @@ final class RxeRequester {
                     break; // local operations run at the head, in order
                 }
                 WcStatus r = RucLoopback.executeLocal(qp, w);
-                st.status = r;
-                st.state = r == WcStatus.SUCCESS ? RxeQp.WQE_DONE : RxeQp.WQE_ERROR;
+                w.status(r);
+                w.state = r == WcStatus.SUCCESS ? RxeQp.WQE_DONE : RxeQp.WQE_ERROR;
                 qp.reqIdx++;
                 qp.reqStopped = r != WcStatus.SUCCESS;
                 progress = true;
                 continue;
             }
-            if ((w.sendFlags() & SendFlags.FENCE) != 0 && qp.reqIdx != 0 && !st.started) {
+            if ((w.sendFlags() & SendFlags.FENCE) != 0 && qp.reqIdx != 0 && !w.started) {
                 break; // wait_fence
             }
             boolean rdAtomic = WrOpcodeTable.isReadOrAtomic(op);
-            if (rdAtomic && !st.started && outstandingRdAtomic(qp) >= Math.max(qp.maxRdAtomic(), 1)) {
+            if (rdAtomic && !w.started && outstandingRdAtomic(qp) >= Math.max(qp.maxRdAtomic(), 1)) {
                 break;
             }
             if (qp.type == QpType.RC
                     && psnCompare(qp.reqPsn, psnAdd(qp.compPsn, RxeParams.MAX_UNACKED_PSNS)) > 0) {
                 break; // wait_psn: the completer moves us on
             }
-            sendPacket(qp, w, st);
+            sendPacket(qp, w);
             progress = true;
         }
         return progress;
@@ -102,8 +101,8 @@ final class RxeRequester {
     private static int outstandingRdAtomic(RxeQp qp) {
         int n = 0;
         for (int i = 0; i < qp.reqIdx; i++) {
-            SendWqe w = qp.sendAt(i);
-            if (w != null && qp.ws(i).state == RxeQp.WQE_PENDING && WrOpcodeTable.isReadOrAtomic(w.opcode())) {
+            RxeSendWqe w = qp.wqe(i);
+            if (w != null && w.state == RxeQp.WQE_PENDING && WrOpcodeTable.isReadOrAtomic(w.opcode())) {
                 n++;
             }
         }
@@ -133,27 +132,26 @@ final class RxeRequester {
         qp.pktsSinceAckReq = 0;
         boolean first = true;
         for (int i = 0; ; i++) {
-            SendWqe w = qp.sendAt(i);
+            RxeSendWqe w = qp.wqe(i);
             if (w == null) {
                 break;
             }
-            RxeQp.WqeState st = qp.ws(i);
-            if (st.state == RxeQp.WQE_POSTED) {
+            if (w.state == RxeQp.WQE_POSTED) {
                 break;
             }
-            if (st.state != RxeQp.WQE_PENDING && st.state != RxeQp.WQE_PROCESSING) {
+            if (w.state != RxeQp.WQE_PENDING && w.state != RxeQp.WQE_PROCESSING) {
                 continue;
             }
-            st.offset = 0;
+            w.offset = 0;
             if (first) {
                 first = false;
-                int npsn = (qp.compPsn - st.firstPsn) & RxeParams.PSN_MASK;
-                if (npsn > 0 && npsn <= ((st.lastPsn - st.firstPsn) & RxeParams.PSN_MASK)) {
+                int npsn = (qp.compPsn - w.firstPsn) & RxeParams.PSN_MASK;
+                if (npsn > 0 && npsn <= ((w.lastPsn - w.firstPsn) & RxeParams.PSN_MASK)) {
                     WrOpcode op = w.opcode();
                     if (op == WrOpcode.RDMA_READ) {
-                        st.offset = Math.min((long) npsn * mtu, w.totalLength());
+                        w.offset = (int) Math.min((long) npsn * mtu, w.totalLength());
                     } else if (!WrOpcodeTable.isAtomic(op)) {
-                        st.offset = Math.min((long) npsn * mtu, w.totalLength());
+                        w.offset = (int) Math.min((long) npsn * mtu, w.totalLength());
                         // continue the message: the next packet is a MIDDLE or LAST
                         boolean send = op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM
                                 || op == WrOpcode.SEND_WITH_INV;
@@ -163,7 +161,7 @@ final class RxeRequester {
                     }
                 }
             }
-            st.state = RxeQp.WQE_POSTED;
+            w.state = RxeQp.WQE_POSTED;
         }
     }
 
@@ -223,23 +221,23 @@ final class RxeRequester {
         }
     }
 
-    private void fail(RxeQp qp, RxeQp.WqeState st, WcStatus status) {
-        st.status = status;
-        st.state = RxeQp.WQE_ERROR;
+    private void fail(RxeQp qp, RxeSendWqe w, WcStatus status) {
+        w.status(status);
+        w.state = RxeQp.WQE_ERROR;
         qp.reqIdx++;
         qp.reqStopped = true;
     }
 
-    private void sendPacket(RxeQp qp, SendWqe w, RxeQp.WqeState st) {
+    private void sendPacket(RxeQp qp, RxeSendWqe w) {
         WrOpcode op = w.opcode();
         boolean rdAtomic = WrOpcodeTable.isReadOrAtomic(op);
         int mtu = qp.isDatagram() ? dev.activeMtu.bytes() : dev.mtu(qp);
         // the requester's own memory: checked before anything leaves
         if (!w.isInline()) {
             int need = rdAtomic ? Access.LOCAL_WRITE : 0;
-            MemError e = local.resolveLocal(dev.keys, qp.pd, w.sgeAddr(), w.sgeLength(), w.sgeLkey(), w.numSge(), need);
+            MemError e = local.resolveLocal(dev.keys, qp.pd, w, need);
             if (e != MemError.NONE) {
-                fail(qp, st, WcStatus.LOC_PROT_ERR);
+                fail(qp, w, WcStatus.LOC_PROT_ERR);
                 return;
             }
         }
@@ -249,7 +247,7 @@ final class RxeRequester {
         if (qp.isDatagram()) {
             AhAttr ah = w.ahAttr();
             if (ah == null || ah.grh() == null) {
-                fail(qp, st, WcStatus.LOC_QP_OP_ERR);
+                fail(qp, w, WcStatus.LOC_QP_OP_ERR);
                 return;
             }
             dst = ah.grh().dgid().toInetAddress();
@@ -257,7 +255,7 @@ final class RxeRequester {
             dqpn = w.remoteQpn();
         } else {
             if (qp.dstAddr == null) {
-                fail(qp, st, WcStatus.LOC_QP_OP_ERR);
+                fail(qp, w, WcStatus.LOC_QP_OP_ERR);
                 return;
             }
             dst = qp.dstAddr;
@@ -265,7 +263,7 @@ final class RxeRequester {
             dqpn = qp.destQpn();
         }
         long total = w.totalLength();
-        long resid = total - st.offset;
+        long resid = total - w.offset;
         int payload = rdAtomic ? 0 : (int) Math.min(resid, mtu);
         boolean last = rdAtomic || resid <= mtu;
         RxeOpcode opc = nextOpcode(qp, w, last);
@@ -287,7 +285,7 @@ final class RxeRequester {
         Bth.encode(b, 0, opc.value(), se, false, org.jrdma.hw.rxe.wire.RxeWire.padFor(payload), 0xffff, dqpn,
                 ackReq, psn);
         if (opc.is(RxeMask.RETH)) {
-            Reth.encode(b, opc.rethOffset(), w.remoteAddr() + st.offset, w.rkey(), (int) resid);
+            Reth.encode(b, opc.rethOffset(), w.remoteAddr() + w.offset, w.rkey(), (int) resid);
         }
         if (opc.is(RxeMask.IMMDT)) {
             ImmDt.encode(b, opc.immdtOffset(), w.immData());
@@ -308,31 +306,31 @@ final class RxeRequester {
         }
         if (payload > 0) {
             if (w.isInline()) {
-                RxeCopy.toPacket(w.inlineData(), st.offset, b, opc.length(), payload);
+                RxeCopy.toPacket(w.inlineData(), w.offset, b, opc.length(), payload);
             } else {
-                RxeCopy.toPacket(local, st.offset, b, opc.length(), payload);
+                RxeCopy.toPacket(local, w.offset, b, opc.length(), payload);
             }
         }
-        if (!st.started) {
-            st.started = true;
-            st.firstPsn = psn;
+        if (!w.started) {
+            w.started = true;
+            w.firstPsn = psn;
             long pkts = WrOpcodeTable.isAtomic(op) ? 1 : Math.max(1, (total + mtu - 1) / mtu);
-            st.lastPsn = psnAdd(psn, (int) pkts - 1);
+            w.lastPsn = psnAdd(psn, (int) pkts - 1);
         }
         if (op == WrOpcode.RDMA_READ) {
             long pkts = Math.max(1, (resid + mtu - 1) / mtu);
             qp.reqPsn = psnAdd(psn, (int) pkts);
-            st.offset = total;
+            w.offset = (int) total;
         } else {
             qp.reqPsn = psnAdd(psn, 1);
-            st.offset += payload;
+            w.offset += payload;
         }
         qp.reqOpcode = opc.value();
         if (last) {
-            st.state = qp.type == QpType.RC ? RxeQp.WQE_PENDING : RxeQp.WQE_DONE;
+            w.state = qp.type == QpType.RC ? RxeQp.WQE_PENDING : RxeQp.WQE_DONE;
             qp.reqIdx++;
         } else {
-            st.state = RxeQp.WQE_PROCESSING;
+            w.state = RxeQp.WQE_PROCESSING;
         }
         if (qp.type == QpType.RC && qp.retransDeadline == 0 && qp.timeout() != 0) {
             qp.retransDeadline = System.nanoTime() + Timers.ackTimeoutNanos(qp.timeout());

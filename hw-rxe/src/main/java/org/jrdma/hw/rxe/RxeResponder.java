@@ -91,10 +91,11 @@ final class RxeResponder {
                 case READ_REPLY -> {
                     // rxe counts the read in execute(), before replying: its responses carry the new MSN
                     qp.respMsn = psnAdd(qp.respMsn, 1);
-                    int slot = qp.readNext;
-                    qp.readNext = (slot + 1) % qp.readPsn.length;
-                    qp.readPsn[slot] = p.psn();
-                    qp.readNpsn[slot] = readPackets(qp, rd.total());
+                    RxeQp.Replay r = qp.replay();
+                    int slot = r.readNext;
+                    r.readNext = (slot + 1) % r.readPsn.length;
+                    r.readPsn[slot] = p.psn();
+                    r.readNpsn[slot] = readPackets(qp, rd.total());
                     readReply(qp, p.psn(), rd, rd.total(), false);
                     state = State.CLEANUP;
                 }
@@ -108,11 +109,12 @@ final class RxeResponder {
                             rd.putLong(p.atmethSwapAdd());
                         }
                     }
-                    int slot = qp.atomicNext;
-                    qp.atomicNext = (slot + 1) % qp.atomicPsn.length;
-                    qp.atomicPsn[slot] = p.psn();
-                    qp.atomicOrig[slot] = orig;
-                    qp.atomicValid[slot] = true;
+                    RxeQp.Replay r = qp.replay();
+                    int slot = r.atomicNext;
+                    r.atomicNext = (slot + 1) % r.atomicPsn.length;
+                    r.atomicPsn[slot] = p.psn();
+                    r.atomicOrig[slot] = orig;
+                    r.atomicValid[slot] = true;
                     qp.respMsn = psnAdd(qp.respMsn, 1);
                     sendAtomicAck(qp, p.psn(), orig);
                     state = State.CLEANUP;
@@ -447,27 +449,28 @@ final class RxeResponder {
     }
 
     private void duplicate(RxeQp qp, RxePacket p) {
+        RxeQp.Replay r = qp.replayIfAny();
         if (p.has(RxeMask.SEND) || p.has(RxeMask.WRITE)) {
             sendAck(qp, Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), psnAdd(qp.respPsn, -1));
         } else if (p.has(RxeMask.READ)) {
             // reads are idempotent: execute the request again from its own RETH, if it falls in a READ
             // executed before (rxe's find_resource; none: class D, dropped). A re-read from inside that READ
             // continues it: its responses start with MIDDLE (or LAST), not FIRST, as rxe's replay state does.
-            for (int i = 0; i < qp.readPsn.length; i++) {
-                int n = qp.readNpsn[i];
-                if (n > 0 && ((p.psn() - qp.readPsn[i]) & RxeParams.PSN_MASK) < n) {
+            for (int i = 0; r != null && i < r.readPsn.length; i++) {
+                int n = r.readNpsn[i];
+                if (n > 0 && ((p.psn() - r.readPsn[i]) & RxeParams.PSN_MASK) < n) {
                     long len = p.rethLen() & 0xffffffffL;
                     if (rd.resolveRemote(dev.keys, qp, p.rethVa(), len, p.rethRkey(),
                             Access.REMOTE_READ) == MemError.NONE) {
-                        readReply(qp, p.psn(), rd, len, p.psn() != qp.readPsn[i]);
+                        readReply(qp, p.psn(), rd, len, p.psn() != r.readPsn[i]);
                     }
                     return;
                 }
             }
         } else if (p.has(RxeMask.ATOMIC)) {
-            for (int i = 0; i < qp.atomicPsn.length; i++) {
-                if (qp.atomicValid[i] && qp.atomicPsn[i] == p.psn()) {
-                    sendAtomicAck(qp, p.psn(), qp.atomicOrig[i]);
+            for (int i = 0; r != null && i < r.atomicPsn.length; i++) {
+                if (r.atomicValid[i] && r.atomicPsn[i] == p.psn()) {
+                    sendAtomicAck(qp, p.psn(), r.atomicOrig[i]);
                     return;
                 }
             }

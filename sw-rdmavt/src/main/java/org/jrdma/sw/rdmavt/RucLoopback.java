@@ -92,25 +92,25 @@ public final class RucLoopback {
             return IDLE;
         }
         long now = System.nanoTime();
-        if (w.notBeforeNanos != 0 && now - w.notBeforeNanos < 0) {
-            return w.notBeforeNanos - now;
+        if (qp.headNotBeforeNanos != 0 && now - qp.headNotBeforeNanos < 0) {
+            return qp.headNotBeforeNanos - now;
         }
-        if (w.notBeforeNanos == 0) {
-            w.retriesLeft = qp.retryCnt;
-            w.rnrRetriesLeft = qp.rnrRetry;
+        if (qp.headNotBeforeNanos == 0) {
+            qp.headRetriesLeft = qp.retryCnt;
+            qp.headRnrRetriesLeft = qp.rnrRetry;
         }
-        if (w.opcode.isLocal()) {
+        if (w.opcode().isLocal()) {
             return finish(qp, w, local(qp, w));
         }
         // the requester's own memory first: nothing leaves if it is wrong
         if (!w.isInline()) {
-            int need = WrOpcodeTable.isReadOrAtomic(w.opcode) ? Access.LOCAL_WRITE : 0;
-            MemError e = local.resolveLocal(qp.dev.keys, qp.pd, w.addr, w.length, w.lkey, w.numSge, need);
+            int need = WrOpcodeTable.isReadOrAtomic(w.opcode()) ? Access.LOCAL_WRITE : 0;
+            MemError e = local.resolveLocal(qp.dev.keys, qp.pd, w, need);
             if (e != MemError.NONE) {
                 return finish(qp, w, WcStatus.LOC_PROT_ERR);
             }
         } else {
-            inlineSeg.wrap(ByteBuffer.wrap(w.inline), w.inlineLength);
+            inlineSeg.wrap(ByteBuffer.wrap(w.inline), w.inlineLength());
         }
         RvtQp dst = fabric.destination(qp, w);
         Resp r = respond(qp, w, dst);
@@ -118,14 +118,14 @@ public final class RucLoopback {
             case OK, DROPPED:
                 return finish(qp, w, WcStatus.SUCCESS);
             case RNR:
-                if (w.rnrRetriesLeft == 0) {
+                if (qp.headRnrRetriesLeft == 0) {
                     return finish(qp, w, WcStatus.RNR_RETRY_EXC_ERR);
                 }
-                if (w.rnrRetriesLeft != 7) {
-                    w.rnrRetriesLeft--;
+                if (qp.headRnrRetriesLeft != 7) {
+                    qp.headRnrRetriesLeft--;
                 }
-                w.notBeforeNanos = now + Timers.rnrNakNanos(dst.minRnrTimer);
-                return w.notBeforeNanos - now;
+                qp.headNotBeforeNanos = now + Timers.rnrNakNanos(dst.minRnrTimer);
+                return qp.headNotBeforeNanos - now;
             case NO_RESPONSE:
                 if (qp.type != QpType.RC) {
                     return finish(qp, w, WcStatus.SUCCESS); // UC/UD: nobody tells the sender
@@ -133,10 +133,10 @@ public final class RucLoopback {
                 long t = Timers.ackTimeoutNanos(qp.timeout);
                 if (t == 0) {
                     t = 100_000_000L; // timeout 0 waits forever: look again every 100 ms
-                } else if (w.retriesLeft-- == 0) {
+                } else if (qp.headRetriesLeft-- == 0) {
                     return finish(qp, w, WcStatus.RETRY_EXC_ERR);
                 }
-                w.notBeforeNanos = now + t;
+                qp.headNotBeforeNanos = now + t;
                 return t;
             case REM_ACCESS:
                 return finish(qp, w, WcStatus.REM_ACCESS_ERR);
@@ -175,19 +175,19 @@ public final class RucLoopback {
     }
 
     private static WcStatus local(RvtQp qp, SendWqe w) {
-        switch (w.opcode) {
+        switch (w.opcode()) {
             case REG_MR: {
-                MemError e = w.mr.pd == qp.pd ? w.mr.fastReg(w.key, w.access) : MemError.BAD_PD;
+                MemError e = w.mr.pd == qp.pd ? w.mr.fastReg(w.key(), w.access()) : MemError.BAD_PD;
                 return e == MemError.NONE ? WcStatus.SUCCESS : WcStatus.LOC_QP_OP_ERR;
             }
             case LOCAL_INV:
-                return invalidate(qp, w.invalidateRkey) == MemError.NONE ? WcStatus.SUCCESS : WcStatus.LOC_QP_OP_ERR;
+                return invalidate(qp, w.invalidateRkey()) == MemError.NONE ? WcStatus.SUCCESS : WcStatus.LOC_QP_OP_ERR;
             case BIND_MW: {
-                MemError e = w.mw.bind(qp, w.mr, w.bindAddr, w.bindLength, w.access, w.key);
+                MemError e = w.mw.bind(qp, w.mr, w.bindAddr(), w.bindLength(), w.access(), w.key());
                 return e == MemError.NONE ? WcStatus.SUCCESS : WcStatus.MW_BIND_ERR;
             }
             default:
-                throw new IllegalStateException(w.opcode + " is not local");
+                throw new IllegalStateException(w.opcode() + " is not local");
         }
     }
 
@@ -215,14 +215,14 @@ public final class RucLoopback {
         }
         boolean datagram = src.type == QpType.UD || src.type.isSpecial();
         if (datagram) {
-            int qkey = w.remoteQkey < 0 ? src.qkey : w.remoteQkey; // high bit set: use the QP's own Q_Key
+            int qkey = w.remoteQkey() < 0 ? src.qkey : w.remoteQkey(); // high bit set: use the QP's own Q_Key
             if (!(dst.type == QpType.UD || dst.type.isSpecial()) || dst.qkey != qkey) {
                 return Resp.DROPPED; // a Q_Key violation is a silent drop (counted by real HCAs)
             }
         } else if (dst.type != src.type) {
             return Resp.NO_RESPONSE;
         }
-        Resp r = switch (w.opcode) {
+        Resp r = switch (w.opcode()) {
             case SEND, SEND_WITH_IMM, SEND_WITH_INV -> send(src, w, dst, datagram);
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> write(src, w, dst);
             case RDMA_READ -> read(w, dst);
@@ -249,9 +249,9 @@ public final class RucLoopback {
     private Resp send(RvtQp src, SendWqe w, RvtQp dst, boolean datagram) {
         Segments data = source(w);
         long len = data.total();
-        if (w.opcode == WrOpcode.SEND_WITH_INV) {
-            RvtMem m = dst.dev.keys.byIndex(w.invalidateRkey);
-            boolean ok = m != null && m.key() == w.invalidateRkey && m.state() == RvtMem.State.VALID
+        if (w.opcode() == WrOpcode.SEND_WITH_INV) {
+            RvtMem m = dst.dev.keys.byIndex(w.invalidateRkey());
+            boolean ok = m != null && m.key() == w.invalidateRkey() && m.state() == RvtMem.State.VALID
                     && (m instanceof RvtMr ? ((RvtMr) m).type == RvtMr.Type.FAST_REG && m.pd() == dst.pd
                             : ((RvtMw) m).type == org.jrdma.ib.core.MwType.TYPE_2 && ((RvtMw) m).qp == dst);
             if (!ok) {
@@ -275,8 +275,8 @@ public final class RucLoopback {
             skip(remote, GRH_BYTES);
         }
         Segments.copy(data, remote, len);
-        if (w.opcode == WrOpcode.SEND_WITH_INV) {
-            invalidate(dst, w.invalidateRkey);
+        if (w.opcode() == WrOpcode.SEND_WITH_INV) {
+            invalidate(dst, w.invalidateRkey());
         }
         completeRecv(dst, src, w, WcStatus.SUCCESS, (int) len + (datagram ? GRH_BYTES : 0), datagram);
         return Resp.OK;
@@ -310,25 +310,25 @@ public final class RucLoopback {
         if (status == WcStatus.SUCCESS) {
             int flags = 0;
             WcOpcode op = WcOpcode.RECV;
-            switch (w.opcode) {
+            switch (w.opcode()) {
                 case SEND_WITH_IMM -> {
                     flags |= WcFlags.WITH_IMM;
-                    wc.immData(w.immData);
+                    wc.immData(w.immData());
                 }
                 case RDMA_WRITE_WITH_IMM -> {
                     flags |= WcFlags.WITH_IMM;
-                    wc.immData(w.immData);
+                    wc.immData(w.immData());
                     op = WcOpcode.RECV_RDMA_WITH_IMM;
                 }
                 case SEND_WITH_INV -> {
                     flags |= WcFlags.WITH_INVALIDATE;
-                    wc.invalidateRkey(w.invalidateRkey);
+                    wc.invalidateRkey(w.invalidateRkey());
                 }
                 default -> {
                 }
             }
             if (datagram) {
-                wc.srcQp(src.qpn).pkeyIndex(w.pkeyIndex);
+                wc.srcQp(src.qpn).pkeyIndex(w.pkeyIndex());
                 if (w.ah != null && w.ah.attr.grh() != null) {
                     flags |= WcFlags.GRH;
                 }
@@ -347,18 +347,18 @@ public final class RucLoopback {
         }
         Segments data = source(w);
         long len = data.total();
-        if (w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM && !dst.takeRecv(recv)) {
+        if (w.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM && !dst.takeRecv(recv)) {
             return dst.type == QpType.UC ? Resp.DROPPED : Resp.RNR;
         }
         MemError e = remote.resolveRemote(dst.dev.keys, dst, w.remoteAddr, len, w.rkey, Access.REMOTE_WRITE);
         if (e != MemError.NONE) {
-            if (w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM) {
+            if (w.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM) {
                 completeRecv(dst, src, w, WcStatus.REM_ACCESS_ERR, 0, false);
             }
             return responderError(dst, Resp.REM_ACCESS);
         }
         Segments.copy(data, remote, len);
-        if (w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM) {
+        if (w.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM) {
             completeRecv(dst, src, w, WcStatus.SUCCESS, (int) len, false);
         }
         return Resp.OK;
@@ -388,7 +388,7 @@ public final class RucLoopback {
         long orig;
         synchronized (ATOMICS) {
             orig = remote.getLong();
-            if (w.opcode == WrOpcode.ATOMIC_FETCH_AND_ADD) {
+            if (w.opcode() == WrOpcode.ATOMIC_FETCH_AND_ADD) {
                 remote.putLong(orig + w.compareAdd);
             } else if (orig == w.compareAdd) {
                 remote.putLong(w.swap);

@@ -27,7 +27,7 @@ import org.jrdma.ib.core.spi.DriverQp;
 import org.jrdma.ib.core.spi.QpContext;
 
 /**
- * A queue pair: attributes, the send queue and receive queue as rings of preallocated WQEs, the
+ * A queue pair: attributes, the send queue and receive queue as preallocated rings, the
  * post-time checks of rxe's {@code rxe_post_send}/{@code validate_send_wr}, and the flush to
  * WR_FLUSH_ERR in ERR.
  * <p>Locking: the QP's monitor guards the rings and attributes and is held only briefly, never
@@ -75,11 +75,30 @@ public class RvtQp implements DriverQp {
     private final SendWqe[] sq;
     private int sqHead;
     private int sqCount;
-    private final RecvWqe[] rq;
+    private final RecvRing rq;
     private int rqHead;
     private int rqCount;
 
+    /**
+     * {@link RucLoopback}'s state of the head send WQE, the only one it runs (cleared whenever the head
+     * moves): when it may run again (0: not tried yet), and the transport and RNR retries it has left.
+     */
+    long headNotBeforeNanos;
+    int headRetriesLeft;
+    int headRnrRetriesLeft;
+
+    /** Makes the slots of a send queue: a packet engine with per-WQE state passes its subclass of {@link SendWqe}. */
+    @FunctionalInterface
+    public interface SlotFactory {
+        SendWqe newSlot(int maxSge, int maxInline);
+    }
+
     protected RvtQp(RvtDevice dev, QpContext ctx, int qpn, RvtPd pd, QpInitAttr a, RvtCq scq, RvtCq rcq, RvtSrq srq) {
+        this(dev, ctx, qpn, pd, a, scq, rcq, srq, SendWqe::new);
+    }
+
+    protected RvtQp(RvtDevice dev, QpContext ctx, int qpn, RvtPd pd, QpInitAttr a, RvtCq scq, RvtCq rcq, RvtSrq srq,
+            SlotFactory slots) {
         this.dev = dev;
         this.ctx = ctx;
         this.qpn = qpn;
@@ -99,12 +118,9 @@ public class RvtQp implements DriverQp {
         this.port = type.isSpecial() ? a.portNum() : 0;
         this.sq = new SendWqe[Math.max(cap.maxSendWr(), 0)];
         for (int i = 0; i < sq.length; i++) {
-            sq[i] = new SendWqe(cap.maxSendSge(), cap.maxInlineData());
+            sq[i] = slots.newSlot(cap.maxSendSge(), cap.maxInlineData());
         }
-        this.rq = new RecvWqe[srq == null ? Math.max(cap.maxRecvWr(), 0) : 0];
-        for (int i = 0; i < rq.length; i++) {
-            rq[i] = new RecvWqe(cap.maxRecvSge());
-        }
+        this.rq = new RecvRing(srq == null ? Math.max(cap.maxRecvWr(), 0) : 0, cap.maxRecvSge());
     }
 
     @Override
@@ -234,6 +250,7 @@ public class RvtQp implements DriverQp {
                         case RESET -> {
                             sqHead = sqCount = 0;
                             rqHead = rqCount = 0;
+                            headNotBeforeNanos = 0;
                         }
                         case ERR -> flush = true;
                         case RTS -> kick = sqCount > 0;
@@ -364,7 +381,7 @@ public class RvtQp implements DriverQp {
                 throw new PostException(Errno.EINVAL, "post_send: REG_MR without an MR", wr);
             }
         }
-        slot.set(wr, ah, mr, mw);
+        slot.set(wr, type == QpType.UD || type.isSpecial(), ah, mr, mw);
         if ((wr.sendFlags() & SendFlags.INLINE) != 0 && !op.isLocal() && !WrOpcodeTable.isReadOrAtomic(op)) {
             if (len > cap.maxInlineData()) {
                 throw new PostException(Errno.EINVAL, "post_send: " + len + " inline bytes, max_inline_data is "
@@ -373,15 +390,17 @@ public class RvtQp implements DriverQp {
             // inline: the bytes are taken now, from wherever the SGEs point; no key rights are needed
             int off = 0;
             for (int i = 0; i < slot.numSge; i++) {
-                RvtMem m = dev.keys.lookup(slot.lkey[i]);
-                if (!(m instanceof RvtMr) || !((RvtMr) m).inRange(slot.addr[i], slot.length[i])) {
+                RvtMem m = dev.keys.lookup(slot.sgeLkey(i));
+                long addr = slot.sgeAddr(i);
+                int length = slot.sgeLength(i);
+                if (!(m instanceof RvtMr) || !((RvtMr) m).inRange(addr, length)) {
                     throw new PostException(Errno.EINVAL, "post_send: inline SGE " + i + " does not name registered memory", wr);
                 }
                 RvtMr r = (RvtMr) m;
-                r.buffer().get(r.offset(slot.addr[i]), slot.inline, off, slot.length[i]);
-                off += slot.length[i];
+                r.buffer().get(r.offset(addr), slot.inline, off, length);
+                off += length;
             }
-            slot.inlineLength = off;
+            slot.inlined = true;
         }
     }
 
@@ -397,11 +416,11 @@ public class RvtQp implements DriverQp {
                         throw new PostException(Errno.EINVAL, "post_recv: " + wr.numSge() + " SGEs, max_recv_sge is "
                                 + cap.maxRecvSge(), wr);
                     }
-                    if (rqCount == rq.length) {
+                    if (rqCount == rq.size) {
                         throw new PostException(Errno.ENOMEM, "post_recv: the receive queue of QP " + qpn
-                                + " is full (" + rq.length + ")", wr);
+                                + " is full (" + rq.size + ")", wr);
                     }
-                    rq[(rqHead + rqCount) % rq.length].set(wr);
+                    rq.put((rqHead + rqCount) % rq.size, wr);
                     rqCount++;
                 }
             }
@@ -431,6 +450,7 @@ public class RvtQp implements DriverQp {
     public synchronized void popSend() {
         sqHead = (sqHead + 1) % sq.length;
         sqCount--;
+        headNotBeforeNanos = 0;
     }
 
     public synchronized int sendQueued() {
@@ -446,8 +466,8 @@ public class RvtQp implements DriverQp {
             if (rqCount == 0) {
                 return false;
             }
-            into.copyFrom(rq[rqHead]);
-            rqHead = (rqHead + 1) % rq.length;
+            rq.get(rqHead, into);
+            rqHead = (rqHead + 1) % rq.size;
             rqCount--;
             return true;
         }
@@ -461,12 +481,12 @@ public class RvtQp implements DriverQp {
     public void retireSend(SendWqe w, WcStatus status, WorkCompletion scratch) {
         boolean post = status != WcStatus.SUCCESS || w.signaled() || sigAll;
         if (post) {
-            scratch.clear().wrId(w.wrId).status(status).opcode(w.opcode.wcOpcode()).qp(ctx.qp()).qpNum(qpn)
+            scratch.clear().wrId(w.wrId).status(status).opcode(w.opcode().wcOpcode()).qp(ctx.qp()).qpNum(qpn)
                     .portNum(port);
             if (status == WcStatus.SUCCESS) {
-                switch (w.opcode) {
+                switch (w.opcode()) {
                     case RDMA_READ, SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM ->
-                            scratch.byteLen((int) w.totalLength);
+                            scratch.byteLen((int) w.totalLength());
                     case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> scratch.byteLen(8);
                     default -> {
                     }
@@ -521,10 +541,11 @@ public class RvtQp implements DriverQp {
                     break;
                 }
                 w = sq[sqHead];
-                wc.clear().wrId(w.wrId).status(WcStatus.WR_FLUSH_ERR).opcode(w.opcode.wcOpcode()).qp(ctx.qp())
+                wc.clear().wrId(w.wrId).status(WcStatus.WR_FLUSH_ERR).opcode(w.opcode().wcOpcode()).qp(ctx.qp())
                         .qpNum(qpn).portNum(port);
                 sqHead = (sqHead + 1) % sq.length;
                 sqCount--;
+                headNotBeforeNanos = 0;
             }
             scq.post(wc, false);
         }
@@ -550,9 +571,9 @@ public class RvtQp implements DriverQp {
                 if (rqCount == 0) {
                     break;
                 }
-                wc.clear().wrId(rq[rqHead].wrId).status(WcStatus.WR_FLUSH_ERR).opcode(WcOpcode.RECV).qp(ctx.qp())
+                wc.clear().wrId(rq.wrId(rqHead)).status(WcStatus.WR_FLUSH_ERR).opcode(WcOpcode.RECV).qp(ctx.qp())
                         .qpNum(qpn).portNum(port);
-                rqHead = (rqHead + 1) % rq.length;
+                rqHead = (rqHead + 1) % rq.size;
                 rqCount--;
             }
             rcq.post(wc, false);

@@ -15,26 +15,18 @@ import org.jrdma.ib.core.spi.SrqContext;
 public final class RvtSrq implements DriverSrq {
     final SrqContext ctx;
     final RvtPd pd;
-    private RecvWqe[] ring;
+    private RecvRing ring;
     private int head;
     private int count;
-    private int maxSge;
+    private final int maxSge;
     private int limit;
 
     RvtSrq(SrqContext ctx, RvtPd pd, SrqAttr attr) {
         this.ctx = ctx;
         this.pd = pd;
         this.maxSge = attr.maxSge();
-        this.ring = newRing(attr.maxWr(), maxSge);
+        this.ring = new RecvRing(attr.maxWr(), maxSge);
         this.limit = attr.srqLimit();
-    }
-
-    private static RecvWqe[] newRing(int n, int sge) {
-        RecvWqe[] r = new RecvWqe[n];
-        for (int i = 0; i < n; i++) {
-            r[i] = new RecvWqe(sge);
-        }
-        return r;
     }
 
     void post(RecvWr first) {
@@ -43,10 +35,10 @@ public final class RvtSrq implements DriverSrq {
                 if (wr.numSge() > maxSge) {
                     throw new PostException(Errno.EINVAL, "post_srq_recv: " + wr.numSge() + " SGEs, max_sge is " + maxSge, wr);
                 }
-                if (count == ring.length) {
-                    throw new PostException(Errno.ENOMEM, "post_srq_recv: the SRQ is full (" + ring.length + ")", wr);
+                if (count == ring.size) {
+                    throw new PostException(Errno.ENOMEM, "post_srq_recv: the SRQ is full (" + ring.size + ")", wr);
                 }
-                ring[(head + count) % ring.length].set(wr);
+                ring.put((head + count) % ring.size, wr);
                 count++;
             }
         }
@@ -59,8 +51,8 @@ public final class RvtSrq implements DriverSrq {
             if (count == 0) {
                 return false;
             }
-            into.copyFrom(ring[head]);
-            head = (head + 1) % ring.length;
+            ring.get(head, into);
+            head = (head + 1) % ring.size;
             count--;
             limitReached = limit > 0 && count < limit;
             if (limitReached) {
@@ -74,18 +66,18 @@ public final class RvtSrq implements DriverSrq {
     }
 
     synchronized SrqAttr query() {
-        return new SrqAttr().maxWr(ring.length).maxSge(maxSge).srqLimit(limit);
+        return new SrqAttr().maxWr(ring.size).maxSge(maxSge).srqLimit(limit);
     }
 
     synchronized void modify(SrqAttr attr, boolean resize, boolean arm) {
-        if (resize && attr.maxWr() != ring.length) {
+        if (resize && attr.maxWr() != ring.size) {
             if (attr.maxWr() < count) {
                 throw new org.jrdma.ib.core.VerbsException(Errno.EINVAL, "modifySrq: " + count
                         + " posted WQEs do not fit in " + attr.maxWr());
             }
-            RecvWqe[] r = newRing(attr.maxWr(), maxSge);
+            RecvRing r = new RecvRing(attr.maxWr(), maxSge);
             for (int i = 0; i < count; i++) {
-                r[i].copyFrom(ring[(head + i) % ring.length]);
+                r.copy(ring, (head + i) % ring.size, i);
             }
             ring = r;
             head = 0;
@@ -93,6 +85,11 @@ public final class RvtSrq implements DriverSrq {
         if (arm) {
             limit = attr.srqLimit();
         }
+    }
+
+    /** max_sge: a WQE taken from this SRQ has at most this many SGEs. */
+    public int maxSge() {
+        return maxSge;
     }
 
     public synchronized int count() {

@@ -83,25 +83,29 @@ public final class Segments {
         return MemError.NONE;
     }
 
-    /** Local SGEs (lkeys) in {@code pd}; {@code need} is LOCAL_WRITE for memory the operation writes. */
-    public MemError resolveLocal(KeyTable keys, RvtPd pd, long[] addr, int[] length, int[] lkey, int count,
-            int need) {
+    /**
+     * The SGEs of a WQE (lkeys in {@code pd}): the gather list of a send, or the scatter list of a
+     * receive. {@code need} is LOCAL_WRITE for memory the operation writes.
+     */
+    public MemError resolveLocal(KeyTable keys, RvtPd pd, Wqe w, int need) {
         n = 0;
         total = 0;
-        for (int i = 0; i < count; i++) {
-            if (length[i] == 0) {
+        for (int i = 0; i < w.numSge; i++) {
+            int length = w.sgeLength(i);
+            if (length == 0) {
                 continue;
             }
-            RvtMem m = keys.lookup(lkey[i]);
+            RvtMem m = keys.lookup(w.sgeLkey(i));
             if (!(m instanceof RvtMr)) {
                 return MemError.BAD_KEY;
             }
             RvtMr mr = (RvtMr) m;
-            MemError e = mr.check(pd, addr[i], length[i] & 0xffffffffL, need);
+            long addr = w.sgeAddr(i);
+            MemError e = mr.check(pd, addr, length & 0xffffffffL, need);
             if (e != MemError.NONE) {
                 return e;
             }
-            e = add(mr, addr[i], length[i]);
+            e = add(mr, addr, length);
             if (e != MemError.NONE) {
                 return e;
             }
@@ -111,7 +115,7 @@ public final class Segments {
 
     /** The SGEs of a receive WQE, which the responder writes into. */
     public MemError resolveRecv(KeyTable keys, RvtPd pd, RecvWqe w) {
-        return resolveLocal(keys, pd, w.addr, w.length, w.lkey, w.numSge, Access.LOCAL_WRITE);
+        return resolveLocal(keys, pd, w, Access.LOCAL_WRITE);
     }
 
     /**

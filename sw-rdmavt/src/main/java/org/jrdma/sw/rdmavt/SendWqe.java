@@ -2,91 +2,91 @@ package org.jrdma.sw.rdmavt;
 
 import org.jrdma.ib.core.SendFlags;
 import org.jrdma.ib.core.SendWr;
-import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.WrOpcode;
 
 /**
  * A posted send, copied out of the caller's {@link SendWr} into a preallocated slot (so the caller
- * may reuse its WR at once); inline data is copied at post time. The retry fields belong to the
- * engine.
+ * may reuse its WR at once); inline data is copied at post time.
+ * <p>The slots of every QP are kept for the QP's life, so a slot is kept small (96 bytes with one SGE
+ * and no inline data). The parts of a WR that only some opcodes use share fields, as in rxe's {@code
+ * struct rxe_send_wr}:
+ * <pre>
+ *   field         RDMA         atomics       UD              REG_MR   BIND_MW
+ *   remoteAddr    remote addr  remote addr   P_Key index     -        window start
+ *   compareAdd    -            compare/add   -               -        window length
+ *   swap          -            swap          -               -        -
+ *   rkey          rkey         rkey          remote QPN      new key  new key
+ *   qkeyOrAccess  -            -             remote Q_Key    access   access
+ * </pre>
+ * Each accessor says which WQEs it is valid for; on others it returns what another part stored.
+ * <p>A packet engine that keeps per-WQE state (hw-rxe) subclasses this and gives its QPs a
+ * {@link RvtQp.SlotFactory}.
  */
-public final class SendWqe {
-    long wrId;
-    WrOpcode opcode;
-    int sendFlags;
-    int immData;
-    int invalidateRkey;
+public class SendWqe extends Wqe {
+    private static final byte[] NO_INLINE = new byte[0];
+    private static final WrOpcode[] OPCODES = WrOpcode.values();
+
+    /** The ordinal of the {@link WrOpcode}. */
+    private byte opcode;
+    byte sendFlags;
+    /** The data was copied into {@link #inline} at post time. */
+    boolean inlined;
+    /** Immediate data (the WITH_IMM opcodes) or the key to invalidate (SEND_WITH_INV, LOCAL_INV): rxe's {@code ex}. */
+    int ex;
     long remoteAddr;
-    int rkey;
     long compareAdd;
     long swap;
+    int rkey;
+    int qkeyOrAccess;
     RvtAh ah;
-    int remoteQpn;
-    int remoteQkey;
-    int pkeyIndex;
     RvtMr mr;
-    int key;
-    int access;
     RvtMw mw;
-    long bindAddr;
-    long bindLength;
-    int numSge;
-    final long[] addr;
-    final int[] length;
-    final int[] lkey;
     final byte[] inline;
-    int inlineLength = -1;
-    long totalLength;
-    /** Engine state: retries left and when the next attempt may run. */
-    int retriesLeft;
-    int rnrRetriesLeft;
-    long notBeforeNanos;
 
-    SendWqe(int maxSge, int maxInline) {
-        addr = new long[Math.max(maxSge, 1)];
-        length = new int[Math.max(maxSge, 1)];
-        lkey = new int[Math.max(maxSge, 1)];
-        inline = new byte[maxInline];
+    protected SendWqe(int maxSge, int maxInline) {
+        super(maxSge);
+        inline = maxInline > 0 ? new byte[maxInline] : NO_INLINE;
     }
 
-    void set(SendWr wr, RvtAh ah, RvtMr mr, RvtMw mw) {
+    /** Copies {@code wr}; {@code datagram}: the QP is UD or GSI/SMI (the WR's UD part counts). */
+    final void set(SendWr wr, boolean datagram, RvtAh ah, RvtMr mr, RvtMw mw) {
         wrId = wr.wrId();
-        opcode = wr.opcode();
-        sendFlags = wr.sendFlags();
-        immData = wr.immData();
-        invalidateRkey = wr.invalidateRkey();
-        remoteAddr = wr.remoteAddr();
-        rkey = wr.rkey();
-        compareAdd = wr.compareAdd();
-        swap = wr.swap();
+        WrOpcode op = wr.opcode();
+        opcode = (byte) op.ordinal();
+        sendFlags = (byte) wr.sendFlags();
+        ex = op == WrOpcode.SEND_WITH_INV || op == WrOpcode.LOCAL_INV ? wr.invalidateRkey() : wr.immData();
         this.ah = ah;
-        remoteQpn = wr.remoteQpn();
-        remoteQkey = wr.remoteQkey();
-        pkeyIndex = wr.pkeyIndex();
         this.mr = mr;
-        key = wr.key();
-        access = wr.access();
         this.mw = mw;
-        bindAddr = wr.bindAddr();
-        bindLength = wr.bindLength();
-        Sge[] s = wr.sgList();
-        numSge = s.length;
-        for (int i = 0; i < s.length; i++) {
-            addr[i] = s[i].addr();
-            length[i] = s[i].length();
-            lkey[i] = s[i].lkey();
+        if (op == WrOpcode.REG_MR || op == WrOpcode.BIND_MW) {
+            rkey = wr.key();
+            qkeyOrAccess = wr.access();
+            remoteAddr = wr.bindAddr();
+            compareAdd = wr.bindLength();
+        } else if (datagram) {
+            rkey = wr.remoteQpn();
+            qkeyOrAccess = wr.remoteQkey();
+            remoteAddr = wr.pkeyIndex() & 0xffff; // 16 bits, as in ib_ud_wr
+        } else {
+            remoteAddr = wr.remoteAddr();
+            rkey = wr.rkey();
+            compareAdd = wr.compareAdd();
+            swap = wr.swap();
         }
-        totalLength = wr.totalLength();
-        inlineLength = -1;
-        notBeforeNanos = 0;
+        setSges(wr.sgList());
+        inlined = false;
+        clearEngineState();
     }
 
-    public long wrId() {
-        return wrId;
+    /**
+     * Called when the slot takes a new WR (under the QP's lock, before an engine can see it): a
+     * subclass resets its per-WQE state here.
+     */
+    protected void clearEngineState() {
     }
 
     public WrOpcode opcode() {
-        return opcode;
+        return OPCODES[opcode];
     }
 
     /** UD: the address vector of the WR's address handle. */
@@ -94,12 +94,14 @@ public final class SendWqe {
         return ah == null ? null : ah.attr;
     }
 
+    /** UD only. */
     public int remoteQpn() {
-        return remoteQpn;
+        return rkey;
     }
 
+    /** UD only; negative: use the QP's own Q_Key. */
     public int remoteQkey() {
-        return remoteQkey;
+        return qkeyOrAccess;
     }
 
     public boolean signaled() {
@@ -107,11 +109,7 @@ public final class SendWqe {
     }
 
     public boolean isInline() {
-        return inlineLength >= 0;
-    }
-
-    public long totalLength() {
-        return totalLength;
+        return inlined;
     }
 
     // ---- read-only accessors for packet engines outside this package (hw-rxe)
@@ -120,49 +118,59 @@ public final class SendWqe {
         return sendFlags;
     }
 
+    /** The WITH_IMM opcodes only. */
     public int immData() {
-        return immData;
+        return ex;
     }
 
+    /** SEND_WITH_INV and LOCAL_INV only. */
     public int invalidateRkey() {
-        return invalidateRkey;
+        return ex;
     }
 
+    /** RDMA and atomics only. */
     public long remoteAddr() {
         return remoteAddr;
     }
 
+    /** RDMA and atomics only. */
     public int rkey() {
         return rkey;
     }
 
+    /** Atomics only. */
     public long compareAdd() {
         return compareAdd;
     }
 
+    /** CMP_AND_SWP only. */
     public long swap() {
         return swap;
     }
 
+    /** UD (GSI) only. */
     public int pkeyIndex() {
-        return pkeyIndex;
+        return (int) remoteAddr;
     }
 
-    public int numSge() {
-        return numSge;
+    /** REG_MR and BIND_MW only. */
+    public int key() {
+        return rkey;
     }
 
-    /** The gather list (first {@link #numSge()} entries are valid); do not modify. */
-    public long[] sgeAddr() {
-        return addr;
+    /** REG_MR and BIND_MW only. */
+    public int access() {
+        return qkeyOrAccess;
     }
 
-    public int[] sgeLength() {
-        return length;
+    /** BIND_MW only. */
+    public long bindAddr() {
+        return remoteAddr;
     }
 
-    public int[] sgeLkey() {
-        return lkey;
+    /** BIND_MW only. */
+    public long bindLength() {
+        return compareAdd;
     }
 
     /** Inline bytes copied at post time (first {@link #inlineLength()} are valid); do not modify. */
@@ -170,7 +178,8 @@ public final class SendWqe {
         return inline;
     }
 
+    /** The number of inline bytes (all of the message), or -1 if the WQE is not inline. */
     public int inlineLength() {
-        return inlineLength;
+        return inlined ? (int) totalLength() : -1;
     }
 }

@@ -10,12 +10,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jrdma.hw.rxe.PacketPool;
 import org.jrdma.hw.rxe.RxeDevice;
 import org.jrdma.hw.rxe.RxeWire;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -188,7 +188,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             throw new IllegalStateException(a.getHostAddress() + " is already bound by this wire");
         }
         Bootstrap b = new Bootstrap().group(group)
-                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .option(ChannelOption.ALLOCATOR, PacketPool.ALLOC)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(
                         epoll && RECV_BATCH > 1 ? MAX_DATAGRAM * RECV_BATCH : MAX_DATAGRAM))
                 .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
