@@ -158,20 +158,30 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         return epoll;
     }
 
+    /** Where a channel's datagrams go: {@link RxeDevice#rcv}, which owns the buffer from then on. */
+    @FunctionalInterface
+    interface Receiver {
+        void rcv(ByteBuf udpPayload, InetAddress src, InetAddress dst, int srcPort);
+    }
+
     /** Binds one channel per address of {@code dev}; on failure nothing of {@code dev} stays bound. */
     public void attach(RxeDevice dev) {
-        List<InetAddress> addrs = dev.addresses();
+        attach(dev.addresses(), dev::rcv);
+    }
+
+    /** Binds one channel per address, each handing what it reads to {@code rx} (tests: a recorder). */
+    void attach(List<InetAddress> addrs, Receiver rx) {
         try {
             for (InetAddress a : addrs) {
-                bind(dev, a);
+                bind(rx, a);
             }
         } catch (RuntimeException e) {
-            detach(dev);
+            detach(addrs);
             throw e;
         }
     }
 
-    private void bind(RxeDevice dev, InetAddress a) {
+    private void bind(Receiver rx, InetAddress a) {
         if (closed) {
             throw new IllegalStateException("wire closed");
         }
@@ -183,7 +193,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(
                         epoll && RECV_BATCH > 1 ? MAX_DATAGRAM * RECV_BATCH : MAX_DATAGRAM))
                 .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
-                .handler(new Rx(dev));
+                .handler(new Rx(rx));
         InternetProtocolFamily fam = a instanceof Inet6Address ? InternetProtocolFamily.IPv6
                 : InternetProtocolFamily.IPv4;
         if (epoll) {
@@ -252,7 +262,11 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     /** Closes the channels of {@code dev}'s addresses. */
     public void detach(RxeDevice dev) {
-        for (InetAddress a : dev.addresses()) {
+        detach(dev.addresses());
+    }
+
+    void detach(List<InetAddress> addrs) {
+        for (InetAddress a : addrs) {
             Tx tx = channels.remove(a);
             if (tx != null) {
                 tx.close();
@@ -347,7 +361,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 }
                 return;
             }
-            if (direct != null && q.isEmpty() && !scheduled.get() && sendDirect(p)) {
+            if (direct != null && loopIdle() && sendDirect(p)) {
                 return;
             }
             if (!BATCH) {
@@ -368,25 +382,48 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             }
         }
 
+        /**
+         * Nothing of this channel is on its way through the event loop: not queued, not being drained by
+         * {@link #run}, and not written to the channel but still unsent (a write made inside a read batch is
+         * flushed only when the batch ends; a flush that met a full socket buffer waits for writability).
+         * Only then may a packet take the {@link #sendDirect} path: packets of one QP must reach the peer in
+         * the order they were sent, and one that overtakes the earlier packets of its QP is a PSN gap to the
+         * responder (a sequence NAK, then go-back-N over the whole window). The outbound buffer's pending
+         * byte count is volatile; it grows in {@code ch.write} on the event loop before that thread lets go
+         * of the QP whose packet it writes, and shrinks only once the kernel has taken the datagram.
+         */
+        private boolean loopIdle() {
+            if (!q.isEmpty() || scheduled.get()) {
+                return false;
+            }
+            io.netty.channel.ChannelOutboundBuffer out = ch.unsafe().outboundBuffer();
+            return out == null || out.totalPendingWriteBytes() == 0;
+        }
+
         @Override
         public void run() {
-            scheduled.set(false);
-            if (txClosed || !ch.isActive()) {
-                drop();
-                return;
-            }
-            DatagramPacket p;
-            int n = 0;
-            while ((p = q.poll()) != null) {
-                ch.write(p, ch.voidPromise()); // failures: released by Netty, reported to exceptionCaught
-                if (++n == 256) {
-                    ch.flush();
-                    n = 0;
+            // scheduled stays set until the queue is drained and flushed: no sendDirect slips in between a
+            // packet polled here and its write
+            do {
+                if (txClosed || !ch.isActive()) {
+                    drop();
+                    scheduled.set(false);
+                    return;
                 }
-            }
-            if (n > 0) {
-                ch.flush();
-            }
+                DatagramPacket p;
+                int n = 0;
+                while ((p = q.poll()) != null) {
+                    ch.write(p, ch.voidPromise()); // failures: released by Netty, reported to exceptionCaught
+                    if (++n == 256) {
+                        ch.flush();
+                        n = 0;
+                    }
+                }
+                if (n > 0) {
+                    ch.flush();
+                }
+                scheduled.set(false);
+            } while (!q.isEmpty() && scheduled.compareAndSet(false, true));
         }
 
         /** Releases whatever is queued. */
@@ -423,9 +460,9 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     /** Hands each datagram's content to the device (which owns it from then on). */
     private final class Rx extends ChannelInboundHandlerAdapter {
-        private final RxeDevice dev;
+        private final Receiver dev;
 
-        Rx(RxeDevice dev) {
+        Rx(Receiver dev) {
             this.dev = dev;
         }
 
