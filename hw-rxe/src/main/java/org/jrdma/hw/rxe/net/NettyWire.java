@@ -329,18 +329,28 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         private boolean sendDirect(DatagramPacket p) {
             ByteBuf b = p.content();
             int len = b.readableBytes();
-            java.nio.ByteBuffer buf = DIRECT_BUF.get();
-            if (len > buf.capacity() || txClosed) {
+            if (txClosed) {
                 return false;
             }
-            buf.clear();
-            // read through a leak-tracking wrapper's buffer: a paranoid leak detector records a stack trace
-            // per access; the packet is still released through the wrapper below
-            ByteBuf raw = b.unwrap() != null ? b.unwrap() : b;
-            raw.getBytes(b.readerIndex(), buf.limit(len));
             try {
                 InetSocketAddress to = p.recipient();
-                if (direct.sendTo(buf, 0, len, to.getAddress(), to.getPort()) != len) {
+                int n;
+                if (b.hasMemoryAddress()) { // the device's packets: pooled direct, sent from where they are
+                    n = direct.sendToAddress(b.memoryAddress(), b.readerIndex(), b.writerIndex(), to.getAddress(),
+                            to.getPort());
+                } else {
+                    java.nio.ByteBuffer buf = DIRECT_BUF.get();
+                    if (len > buf.capacity()) {
+                        return false;
+                    }
+                    buf.clear();
+                    // read through a leak-tracking wrapper's buffer: a paranoid leak detector records a stack
+                    // trace per access; the packet is still released through the wrapper below
+                    ByteBuf raw = b.unwrap() != null ? b.unwrap() : b;
+                    raw.getBytes(b.readerIndex(), buf.limit(len));
+                    n = direct.sendTo(buf, 0, len, to.getAddress(), to.getPort());
+                }
+                if (n != len) {
                     return false;
                 }
             } catch (java.io.IOException | RuntimeException e) {
