@@ -250,6 +250,44 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
     }
 
+    /**
+     * Datagrams the kernel dropped at this wire's sockets before the event loop read them (receive buffer
+     * full, or no memory): the {@code drops} column of {@code /proc/net/udp} and {@code /proc/net/udp6} for the
+     * bound addresses (Linux; the host-wide UDP RcvbufErrors counts every socket). RoCE sees such a drop
+     * as a PSN gap: a sequence NAK, or the retransmit timer if nothing follows it. -1 if unreadable.
+     */
+    public long socketDrops() {
+        long sum = 0;
+        for (InetAddress a : channels.keySet()) {
+            String key = procAddress(a) + ":" + String.format("%04X", port);
+            java.nio.file.Path f = java.nio.file.Path.of(a instanceof Inet6Address ? "/proc/net/udp6" : "/proc/net/udp");
+            try {
+                for (String line : java.nio.file.Files.readAllLines(f)) {
+                    String[] c = line.trim().split("\\s+");
+                    if (c.length > 12 && c[1].equals(key)) {
+                        sum += Long.parseLong(c[12]);
+                    }
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                return -1;
+            }
+        }
+        return sum;
+    }
+
+    /** An address as /proc/net/udp{,6} prints it: 32-bit words in host byte order, in hex. */
+    static String procAddress(InetAddress a) {
+        byte[] b = a.getAddress();
+        boolean le = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
+        StringBuilder s = new StringBuilder();
+        for (int w = 0; w < b.length; w += 4) {
+            for (int i = 0; i < 4; i++) {
+                s.append(String.format("%02X", b[w + (le ? 3 - i : i)] & 0xff));
+            }
+        }
+        return s.toString();
+    }
+
     /** Whether the channel bound to {@code a} sends IPv4 with IP_PMTUDISC_DO (ID 0). */
     public boolean dontFragment(InetAddress a) {
         Tx tx = channels.get(a);
