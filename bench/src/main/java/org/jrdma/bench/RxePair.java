@@ -102,9 +102,17 @@ final class RxePair implements AutoCloseable {
         s.qp.modify(new QpAttr().state(QpState.RTS).timeout(14).retryCnt(7).rnrRetry(7).sqPsn(0).maxRdAtomic(rdAtomic));
     }
 
-    /** rxe's counters of both devices, for the log of a run. */
+    /**
+     * rxe's counters of both devices, for the log of a run, each followed by the datagrams the kernel dropped at
+     * that device's socket (receive buffer full; left out when none).
+     */
     String counters() {
-        return "a: " + ra.device().counters() + "\nb: " + rb.device().counters();
+        return "a: " + ra.device().counters() + drops(ra) + "\nb: " + rb.device().counters() + drops(rb);
+    }
+
+    private static String drops(RxeNetDevice d) {
+        long n = d.wire().socketDrops();
+        return n > 0 ? " socket_drops=" + n : "";
     }
 
     @Override

@@ -313,9 +313,13 @@ final class RxeCompleter {
         int syn = p.aethSyn();
         switch (syn) {
             case Aeth.NAK_PSN_SEQ_ERROR -> {
+                // Counted whenever it gets here (stale NAKs, before comp.psn, stop in checkPsn). rxe counts only
+                // a NAK past comp.psn, and so misses one at the first PSN of a message: checkPsn has completed
+                // the WQEs before it and moved comp.psn up to the NAK's PSN. Every retry is then a counted NAK
+                // or a timeout (or a READ's implicit NAK), and completer_retry_err - rcvd_seq_err tells them apart.
+                dev.counters.inc(RxeCounter.RCVD_SEQ_ERR);
                 // a sequence NAK implicitly acknowledges every PSN before it
                 if (psnCompare(p.psn(), qp.compPsn) > 0) {
-                    dev.counters.inc(RxeCounter.RCVD_SEQ_ERR);
                     qp.compPsn = p.psn();
                     // complete what the NAK acknowledged; forward progress restores the retry budget (rxe
                     // resets it only on ACKs: with retry_cnt 7 = infinite there that did not matter)

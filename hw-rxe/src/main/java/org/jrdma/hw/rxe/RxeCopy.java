@@ -4,7 +4,10 @@ import org.jrdma.sw.rdmavt.Segments;
 
 import io.netty.buffer.ByteBuf;
 
-/** Copies between resolved memory ({@link Segments}) and packet buffers, without allocating for heap buffers. */
+/**
+ * Copies between resolved memory ({@link Segments}) and packet buffers: bulk copies, without allocating for heap
+ * buffers and for plain (pooled) direct buffers, whose internal NIO view is repositioned instead.
+ */
 final class RxeCopy {
     private RxeCopy() {
     }
@@ -22,6 +25,9 @@ final class RxeCopy {
             int chunk = Math.min(len, src.length(i) - off);
             if (b.hasArray()) {
                 src.buffer(i).get(src.offset(i) + off, b.array(), b.arrayOffset() + index, chunk);
+            } else if (b.nioBufferCount() == 1) {
+                java.nio.ByteBuffer t = b.internalNioBuffer(index, chunk);
+                t.put(t.position(), src.buffer(i), src.offset(i) + off, chunk);
             } else {
                 for (int k = 0; k < chunk; k++) {
                     b.setByte(index + k, src.buffer(i).get(src.offset(i) + off + k));
@@ -47,6 +53,9 @@ final class RxeCopy {
             int chunk = Math.min(len, dst.length(i) - off);
             if (b.hasArray()) {
                 dst.buffer(i).put(dst.offset(i) + off, b.array(), b.arrayOffset() + index, chunk);
+            } else if (b.nioBufferCount() == 1) {
+                java.nio.ByteBuffer s = b.internalNioBuffer(index, chunk);
+                dst.buffer(i).put(dst.offset(i) + off, s, s.position(), chunk);
             } else {
                 dst.buffer(i).put(dst.offset(i) + off, b.nioBuffer(index, chunk), 0, chunk);
             }

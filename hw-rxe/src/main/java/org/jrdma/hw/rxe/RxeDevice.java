@@ -402,10 +402,13 @@ public final class RxeDevice extends RvtDevice {
 
     // ---------------------------------------------------------------- transmit
 
-    /** A packet buffer with room for headers, payload, pad and ICRC; writerIndex at the end. */
+    /**
+     * A packet buffer with room for headers, payload, pad and ICRC; writerIndex at the end. Direct: the epoll
+     * transport writes direct buffers as they are (a heap buffer is copied into a new direct one per packet).
+     */
     ByteBuf allocPacket(RxeOpcode op, int payload) {
         int len = org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload);
-        ByteBuf b = alloc.heapBuffer(len, len);
+        ByteBuf b = alloc.directBuffer(len, len);
         b.writerIndex(len);
         b.setZero(op.length() + payload, len - op.length() - payload);
         return b;

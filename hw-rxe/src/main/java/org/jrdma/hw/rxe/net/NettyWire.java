@@ -167,20 +167,30 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         return epoll;
     }
 
+    /** Where a channel's datagrams go: {@link RxeDevice#rcv}, which owns the buffer from then on. */
+    @FunctionalInterface
+    interface Receiver {
+        void rcv(ByteBuf udpPayload, InetAddress src, InetAddress dst, int srcPort);
+    }
+
     /** Binds one channel per address of {@code dev}; on failure nothing of {@code dev} stays bound. */
     public void attach(RxeDevice dev) {
-        List<InetAddress> addrs = dev.addresses();
+        attach(dev.addresses(), dev::rcv);
+    }
+
+    /** Binds one channel per address, each handing what it reads to {@code rx} (tests: a recorder). */
+    void attach(List<InetAddress> addrs, Receiver rx) {
         try {
             for (InetAddress a : addrs) {
-                bind(dev, a);
+                bind(rx, a);
             }
         } catch (RuntimeException e) {
-            detach(dev);
+            detach(addrs);
             throw e;
         }
     }
 
-    private void bind(RxeDevice dev, InetAddress a) {
+    private void bind(Receiver rx, InetAddress a) {
         if (closed) {
             throw new IllegalStateException("wire closed");
         }
@@ -192,7 +202,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(
                         epoll && RECV_BATCH > 1 ? MAX_DATAGRAM * RECV_BATCH : MAX_DATAGRAM))
                 .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
-                .handler(new Rx(dev));
+                .handler(new Rx(rx));
         InternetProtocolFamily fam = a instanceof Inet6Address ? InternetProtocolFamily.IPv6
                 : InternetProtocolFamily.IPv4;
         if (epoll) {
@@ -249,6 +259,44 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
     }
 
+    /**
+     * Datagrams the kernel dropped at this wire's sockets before the event loop read them (receive buffer
+     * full, or no memory): the {@code drops} column of {@code /proc/net/udp} and {@code /proc/net/udp6} for the
+     * bound addresses (Linux; the host-wide UDP RcvbufErrors counts every socket). RoCE sees such a drop
+     * as a PSN gap: a sequence NAK, or the retransmit timer if nothing follows it. -1 if unreadable.
+     */
+    public long socketDrops() {
+        long sum = 0;
+        for (InetAddress a : channels.keySet()) {
+            String key = procAddress(a) + ":" + String.format("%04X", port);
+            java.nio.file.Path f = java.nio.file.Path.of(a instanceof Inet6Address ? "/proc/net/udp6" : "/proc/net/udp");
+            try {
+                for (String line : java.nio.file.Files.readAllLines(f)) {
+                    String[] c = line.trim().split("\\s+");
+                    if (c.length > 12 && c[1].equals(key)) {
+                        sum += Long.parseLong(c[12]);
+                    }
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                return -1;
+            }
+        }
+        return sum;
+    }
+
+    /** An address as /proc/net/udp{,6} prints it: 32-bit words in host byte order, in hex. */
+    static String procAddress(InetAddress a) {
+        byte[] b = a.getAddress();
+        boolean le = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
+        StringBuilder s = new StringBuilder();
+        for (int w = 0; w < b.length; w += 4) {
+            for (int i = 0; i < 4; i++) {
+                s.append(String.format("%02X", b[w + (le ? 3 - i : i)] & 0xff));
+            }
+        }
+        return s.toString();
+    }
+
     /** Whether the channel bound to {@code a} sends IPv4 with IP_PMTUDISC_DO (ID 0). */
     public boolean dontFragment(InetAddress a) {
         Tx tx = channels.get(a);
@@ -261,7 +309,11 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     /** Closes the channels of {@code dev}'s addresses. */
     public void detach(RxeDevice dev) {
-        for (InetAddress a : dev.addresses()) {
+        detach(dev.addresses());
+    }
+
+    void detach(List<InetAddress> addrs) {
+        for (InetAddress a : addrs) {
             Tx tx = channels.remove(a);
             if (tx != null) {
                 tx.close();
@@ -324,18 +376,28 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         private boolean sendDirect(DatagramPacket p) {
             ByteBuf b = p.content();
             int len = b.readableBytes();
-            java.nio.ByteBuffer buf = DIRECT_BUF.get();
-            if (len > buf.capacity() || txClosed) {
+            if (txClosed) {
                 return false;
             }
-            buf.clear();
-            // read through a leak-tracking wrapper's buffer: a paranoid leak detector records a stack trace
-            // per access; the packet is still released through the wrapper below
-            ByteBuf raw = b.unwrap() != null ? b.unwrap() : b;
-            raw.getBytes(b.readerIndex(), buf.limit(len));
             try {
                 InetSocketAddress to = p.recipient();
-                if (direct.sendTo(buf, 0, len, to.getAddress(), to.getPort()) != len) {
+                int n;
+                if (b.hasMemoryAddress()) { // the device's packets: pooled direct, sent from where they are
+                    n = direct.sendToAddress(b.memoryAddress(), b.readerIndex(), b.writerIndex(), to.getAddress(),
+                            to.getPort());
+                } else {
+                    java.nio.ByteBuffer buf = DIRECT_BUF.get();
+                    if (len > buf.capacity()) {
+                        return false;
+                    }
+                    buf.clear();
+                    // read through a leak-tracking wrapper's buffer: a paranoid leak detector records a stack
+                    // trace per access; the packet is still released through the wrapper below
+                    ByteBuf raw = b.unwrap() != null ? b.unwrap() : b;
+                    raw.getBytes(b.readerIndex(), buf.limit(len));
+                    n = direct.sendTo(buf, 0, len, to.getAddress(), to.getPort());
+                }
+                if (n != len) {
                     return false;
                 }
             } catch (java.io.IOException | RuntimeException e) {
@@ -356,7 +418,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 }
                 return;
             }
-            if (direct != null && q.isEmpty() && !scheduled.get() && sendDirect(p)) {
+            if (direct != null && loopIdle() && sendDirect(p)) {
                 return;
             }
             if (!BATCH) {
@@ -377,25 +439,48 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             }
         }
 
+        /**
+         * Nothing of this channel is on its way through the event loop: not queued, not being drained by
+         * {@link #run}, and not written to the channel but still unsent (a write made inside a read batch is
+         * flushed only when the batch ends; a flush that met a full socket buffer waits for writability).
+         * Only then may a packet take the {@link #sendDirect} path: packets of one QP must reach the peer in
+         * the order they were sent, and one that overtakes the earlier packets of its QP is a PSN gap to the
+         * responder (a sequence NAK, then go-back-N over the whole window). The outbound buffer's pending
+         * byte count is volatile; it grows in {@code ch.write} on the event loop before that thread lets go
+         * of the QP whose packet it writes, and shrinks only once the kernel has taken the datagram.
+         */
+        private boolean loopIdle() {
+            if (!q.isEmpty() || scheduled.get()) {
+                return false;
+            }
+            io.netty.channel.ChannelOutboundBuffer out = ch.unsafe().outboundBuffer();
+            return out == null || out.totalPendingWriteBytes() == 0;
+        }
+
         @Override
         public void run() {
-            scheduled.set(false);
-            if (txClosed || !ch.isActive()) {
-                drop();
-                return;
-            }
-            DatagramPacket p;
-            int n = 0;
-            while ((p = q.poll()) != null) {
-                ch.write(p, ch.voidPromise()); // failures: released by Netty, reported to exceptionCaught
-                if (++n == 256) {
-                    ch.flush();
-                    n = 0;
+            // scheduled stays set until the queue is drained and flushed: no sendDirect slips in between a
+            // packet polled here and its write
+            do {
+                if (txClosed || !ch.isActive()) {
+                    drop();
+                    scheduled.set(false);
+                    return;
                 }
-            }
-            if (n > 0) {
-                ch.flush();
-            }
+                DatagramPacket p;
+                int n = 0;
+                while ((p = q.poll()) != null) {
+                    ch.write(p, ch.voidPromise()); // failures: released by Netty, reported to exceptionCaught
+                    if (++n == 256) {
+                        ch.flush();
+                        n = 0;
+                    }
+                }
+                if (n > 0) {
+                    ch.flush();
+                }
+                scheduled.set(false);
+            } while (!q.isEmpty() && scheduled.compareAndSet(false, true));
         }
 
         /** Releases whatever is queued. */
@@ -432,9 +517,9 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     /** Hands each datagram's content to the device (which owns it from then on). */
     private final class Rx extends ChannelInboundHandlerAdapter {
-        private final RxeDevice dev;
+        private final Receiver dev;
 
-        Rx(RxeDevice dev) {
+        Rx(Receiver dev) {
             this.dev = dev;
         }
 

@@ -1,0 +1,176 @@
+package org.jrdma.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+
+import org.jrdma.ib.core.SendFlags;
+import org.jrdma.ib.core.SendWr;
+import org.jrdma.ib.core.Sge;
+import org.jrdma.ib.core.WrOpcode;
+
+/**
+ * A diagnostic twin of {@code RxeBandwidthBench} (not JMH): the same WRITE chains (16 messages, last
+ * signaled, 4 chains in flight) or the same UDP blast, for a given time, reporting what a JMH score hides:
+ * <ul>
+ * <li>stalls: gaps of more than 20 ms between two chain completions, and the longest (a retransmission after
+ * the ACK timeout shows as a gap of 67 ms or more);</li>
+ * <li>CPU per message: of the whole JVM, and of the transport and engine threads alone (the event loops,
+ * {@code rxe-net-*} / {@code multiThreadIoEventLoopGroup-*}, and {@code rxe-engine-*}), without the
+ * benchmark thread, which spins on the CQ or on the UDP window. On a host shared with other work this is
+ * steadier than the throughput;</li>
+ * <li>rxe's counters, the wires' packet counts and the datagrams the kernel dropped at each socket.</li>
+ * </ul>
+ * Usage: {@code java -Xms1g -Xmx1g -cp bench/target/benchmarks.jar org.jrdma.bench.RxeWriteProbe rxe|udp SIZE
+ * SECONDS}. The first second is warm-up and not counted.
+ */
+public final class RxeWriteProbe {
+    private static final long WARMUP_NS = 1_000_000_000L;
+
+    private RxeWriteProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 3) {
+            System.err.println("usage: RxeWriteProbe rxe|udp SIZE SECONDS");
+            System.exit(2);
+        }
+        int size = Integer.parseInt(args[1]);
+        long ns = Long.parseLong(args[2]) * 1_000_000_000L;
+        if (args[0].equals("udp")) {
+            udp(size, ns);
+        } else {
+            rxe(size, ns);
+        }
+        System.exit(0);
+    }
+
+    static long processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /** CPU time of the transport's event loops and rxe's engine threads. */
+    static long stackCpu() {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (ThreadInfo ti : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (ti == null) {
+                continue;
+            }
+            String n = ti.getThreadName();
+            if (n.startsWith("rxe-net") || n.startsWith("rxe-engine") || n.startsWith("multiThreadIoEventLoopGroup")) {
+                sum += Math.max(0, mx.getThreadCpuTime(ti.getThreadId()));
+            }
+        }
+        return sum;
+    }
+
+    private static void report(String what, int size, long msgs, long nanos, long cpu, long stack) {
+        double sec = nanos / 1e9;
+        System.out.printf("%s %d B: %.0f msg/s, %.1f MB/s; CPU per message %.1f us (%.2f cores), transport and engine "
+                + "threads %.1f us%n", what, size, msgs / sec, msgs * (double) size / sec / 1e6, cpu / 1e3 / msgs,
+                cpu / 1e9 / sec, stack / 1e3 / msgs);
+    }
+
+    static void rxe(int size, long ns) {
+        int batch = RxeBandwidthBench.BATCH;
+        int window = RxeBandwidthBench.WINDOW;
+        RxePair pair = new RxePair(RxeBandwidthBench.BUFFER, batch * (window + 1), null, null, 1);
+        SendWr[] chain = new SendWr[batch];
+        Sge[] sges = new Sge[batch];
+        for (int i = batch - 1; i >= 0; i--) {
+            sges[i] = new Sge(0, size, pair.a.mr.lkey());
+            chain[i] = new SendWr().wrId(i).opcode(WrOpcode.RDMA_WRITE).sgList(sges[i])
+                    .sendFlags(i == batch - 1 ? SendFlags.SIGNALED : 0).next(i == batch - 1 ? null : chain[i + 1]);
+        }
+        int[] offset = {0};
+        int inflight = 0;
+        long msgs = 0;
+        long start = System.nanoTime();
+        long end = start + WARMUP_NS + ns;
+        long last = start;
+        long t0 = 0;
+        long m0 = 0;
+        long c0 = 0;
+        long s0 = 0;
+        long stalls = 0;
+        long stalled = 0;
+        long maxGap = 0;
+        while (true) {
+            long now = System.nanoTime();
+            if (now - end > 0) {
+                break;
+            }
+            if (t0 == 0 && now - start > WARMUP_NS) {
+                t0 = now;
+                m0 = msgs;
+                c0 = processCpu();
+                s0 = stackCpu();
+                last = now;
+            }
+            for (int i = 0; i < batch; i++) {
+                long o = RxeBandwidthBench.advance(offset, size);
+                sges[i].addr(pair.a.mr.iova() + o);
+                chain[i].remote(pair.b.mr.iova() + o, pair.b.mr.rkey());
+            }
+            if (inflight == window) {
+                pair.a.await(1);
+                inflight--;
+                long done = System.nanoTime();
+                long gap = done - last;
+                last = done;
+                if (t0 != 0) {
+                    if (gap > 20_000_000L) {
+                        stalls++;
+                        stalled += gap;
+                    }
+                    maxGap = Math.max(maxGap, gap);
+                }
+            }
+            pair.a.qp.postSend(chain[0]);
+            inflight++;
+            msgs += batch;
+        }
+        long t1 = System.nanoTime();
+        long cpu = processCpu() - c0;
+        long stack = stackCpu() - s0;
+        pair.a.await(inflight);
+        report("rxe WRITE", size, msgs - m0, t1 - t0, cpu, stack);
+        System.out.printf("chains completing more than 20 ms after the previous one: %d (%.0f ms in all), longest gap "
+                + "%.1f ms%n", stalls, stalled / 1e6, maxGap / 1e6);
+        System.out.printf("wire a: sent %d, received %d; wire b: sent %d, received %d%n", pair.ra.wire().sent.get(),
+                pair.ra.wire().received.get(), pair.rb.wire().sent.get(), pair.rb.wire().received.get());
+        pair.close(); // prints the counters, with the sockets' drops
+    }
+
+    static void udp(int size, long ns) throws Exception {
+        RxeBandwidthBench.Udp s = new RxeBandwidthBench.Udp();
+        s.size = size;
+        s.setup();
+        RxeBandwidthBench bench = new RxeBandwidthBench();
+        long start = System.nanoTime();
+        long end = start + WARMUP_NS + ns;
+        long msgs = 0;
+        long t0 = 0;
+        long m0 = 0;
+        long c0 = 0;
+        long s0 = 0;
+        while (true) {
+            long now = System.nanoTime();
+            if (now - end > 0) {
+                break;
+            }
+            if (t0 == 0 && now - start > WARMUP_NS) {
+                t0 = now;
+                m0 = msgs;
+                c0 = processCpu();
+                s0 = stackCpu();
+            }
+            bench.udpBlast(s);
+            msgs++;
+        }
+        long t1 = System.nanoTime();
+        report("UDP blast", size, msgs - m0, t1 - t0, processCpu() - c0, stackCpu() - s0);
+        s.tearDown();
+    }
+}
