@@ -72,6 +72,7 @@ def verdict(r, re_, goal, at_least):
 loop = load("loopback.json")
 bw = load("rxe-bw.json")
 pp = load("rxe-pingpong.json")
+ppb = load("rxe-pingpong-busy.json")
 mem = {d: load(f"memory-{d}.json") for d in ("loopback", "rxe")}
 L, B, P = runs(loop), runs(bw), runs(pp)
 any_run = next(iter((loop or []) + (bw or []) + (pp or [])), None)
@@ -231,9 +232,13 @@ if pp:
             ("nettyUdpPingpongChained", "UDP through two Netty epoll loops (hw-rxe's transport, no RoCE), chained x100"),
             ("rcPingpong", "**RC**: a's thread parks, woken by a's completion handler; b answers from its handler"),
             ("rcPingpongPoll", "RC: a's thread spins on poll_cq (ibv_rc_pingpong's default)"),
-            ("rcPingpongChained", "RC: both sides answer from their completion handlers, chained x100")]
-    for name, what in rows:
-        r = get(P, name)
+            ("rcPingpongChained", "RC: both sides answer from their completion handlers, chained x100"),
+            ("udpPingpongSpinBoth", "plain UDP, both ends spin on non-blocking receives")]
+    PB = runs(ppb)
+    busy_rows = [("rcPingpongChained", "RC chained x100, **busy-polling** event loops (`-Djrdma.rxe.net.busyPoll=true`)"),
+                 ("udpPingpongSpinBoth", "plain UDP, both ends spin (same JVM as the busy-poll row)")]
+    for name, what, src in [(n, w, P) for n, w in rows] + [(n, w, PB) for n, w in busy_rows]:
+        r = get(src, name)
         if not r:
             continue
         med, p99 = pct(r, "50.0"), pct(r, "99.0")
@@ -249,6 +254,12 @@ if pp:
         goals.append(("hw-rxe RC pingpong median latency <= 1.3 x plain UDP (rcPingpong)", f"{r50:.2f} (p99: {r99:.2f}); "
                       f"best RC variant ({best['benchmark'].split('.')[-1]}): {pct(best, '50.0') / pct(base, '50.0'):.2f}",
                       verdict(r50, float("nan"), 1.3, False)))
+    rb, ub = get(PB, "rcPingpongChained"), get(PB, "udpPingpongSpinBoth")
+    if rb and ub and base:
+        rs = pct(rb, "50.0") / pct(ub, "50.0")
+        goals.append(("hw-rxe RC pingpong, busy-poll: chained RC with busy-polling event loops <= 1.3 x UDP with both ends spinning",
+                      f"{rs:.2f} (against blocking UDP: {pct(rb, '50.0') / pct(base, '50.0'):.2f})",
+                      verdict(rs, float("nan"), 1.3, False)))
     md.append("")
 else:
     md.append("Not run in this report (`ONLY=loopback`).\n")
