@@ -170,6 +170,12 @@ public final class MadLayer implements MadService, IbClient, AutoCloseable {
                 if (!exec.awaitTermination(FLUSH_WAIT_MS, TimeUnit.MILLISECONDS)) {
                     exec.shutdownNow();
                 }
+                // the executor counts as terminated just before its worker thread ends: wait for the thread
+                // itself, so that a stopped bundle has no ib-mad thread left when close returns
+                Thread t = madThread;
+                if (t != null) {
+                    t.join(FLUSH_WAIT_MS);
+                }
             } catch (InterruptedException e) {
                 exec.shutdownNow();
                 Thread.currentThread().interrupt();
