@@ -72,6 +72,57 @@ public final class RxeWriteProbe {
                 cpu / 1e9 / sec, stack / 1e3 / msgs);
     }
 
+    /**
+     * The measured part of a run: it starts {@link #WARMUP_NS} after the run and lasts {@code ns}; messages,
+     * time and CPU are taken at both ends.
+     */
+    private static final class Window {
+        final long start = System.nanoTime();
+        final long end;
+        long t0;
+        long m0;
+        long c0;
+        long s0;
+        long msgs;
+        long nanos;
+        long cpu;
+        long stack;
+
+        Window(long ns) {
+            end = start + WARMUP_NS + ns;
+        }
+
+        /** False once the run is over; at the end of the warm-up it marks where the measurement starts. */
+        boolean next(long sent) {
+            long now = System.nanoTime();
+            if (now - end > 0) {
+                return false;
+            }
+            if (t0 == 0 && now - start > WARMUP_NS) {
+                t0 = now;
+                m0 = sent;
+                c0 = processCpu();
+                s0 = stackCpu();
+            }
+            return true;
+        }
+
+        boolean measuring() {
+            return t0 != 0;
+        }
+
+        void stop(long sent) {
+            nanos = System.nanoTime() - t0;
+            cpu = processCpu() - c0;
+            stack = stackCpu() - s0;
+            msgs = sent - m0;
+        }
+
+        void report(String what, int size) {
+            RxeWriteProbe.report(what, size, msgs, nanos, cpu, stack);
+        }
+    }
+
     static void rxe(int size, long ns) {
         int batch = RxeBandwidthBench.BATCH;
         int window = RxeBandwidthBench.WINDOW;
@@ -86,27 +137,18 @@ public final class RxeWriteProbe {
         int[] offset = {0};
         int inflight = 0;
         long msgs = 0;
-        long start = System.nanoTime();
-        long end = start + WARMUP_NS + ns;
-        long last = start;
-        long t0 = 0;
-        long m0 = 0;
-        long c0 = 0;
-        long s0 = 0;
+        Window w = new Window(ns);
+        long last = w.start;
         long stalls = 0;
         long stalled = 0;
         long maxGap = 0;
         while (true) {
-            long now = System.nanoTime();
-            if (now - end > 0) {
+            boolean warm = w.measuring();
+            if (!w.next(msgs)) {
                 break;
             }
-            if (t0 == 0 && now - start > WARMUP_NS) {
-                t0 = now;
-                m0 = msgs;
-                c0 = processCpu();
-                s0 = stackCpu();
-                last = now;
+            if (!warm && w.measuring()) {
+                last = w.t0;
             }
             for (int i = 0; i < batch; i++) {
                 long o = RxeBandwidthBench.advance(offset, size);
@@ -119,7 +161,7 @@ public final class RxeWriteProbe {
                 long done = System.nanoTime();
                 long gap = done - last;
                 last = done;
-                if (t0 != 0) {
+                if (w.measuring()) {
                     if (gap > 20_000_000L) {
                         stalls++;
                         stalled += gap;
@@ -131,11 +173,9 @@ public final class RxeWriteProbe {
             inflight++;
             msgs += batch;
         }
-        long t1 = System.nanoTime();
-        long cpu = processCpu() - c0;
-        long stack = stackCpu() - s0;
+        w.stop(msgs);
         pair.a.await(inflight);
-        report("rxe WRITE", size, msgs - m0, t1 - t0, cpu, stack);
+        w.report("rxe WRITE", size);
         System.out.printf("chains completing more than 20 ms after the previous one: %d (%.0f ms in all), longest gap "
                 + "%.1f ms%n", stalls, stalled / 1e6, maxGap / 1e6);
         System.out.printf("wire a: sent %d, received %d; wire b: sent %d, received %d%n", pair.ra.wire().sent.get(),
@@ -148,29 +188,14 @@ public final class RxeWriteProbe {
         s.size = size;
         s.setup();
         RxeBandwidthBench bench = new RxeBandwidthBench();
-        long start = System.nanoTime();
-        long end = start + WARMUP_NS + ns;
+        Window w = new Window(ns);
         long msgs = 0;
-        long t0 = 0;
-        long m0 = 0;
-        long c0 = 0;
-        long s0 = 0;
-        while (true) {
-            long now = System.nanoTime();
-            if (now - end > 0) {
-                break;
-            }
-            if (t0 == 0 && now - start > WARMUP_NS) {
-                t0 = now;
-                m0 = msgs;
-                c0 = processCpu();
-                s0 = stackCpu();
-            }
+        while (w.next(msgs)) {
             bench.udpBlast(s);
             msgs++;
         }
-        long t1 = System.nanoTime();
-        report("UDP blast", size, msgs - m0, t1 - t0, processCpu() - c0, stackCpu() - s0);
+        w.stop(msgs);
+        w.report("UDP blast", size);
         s.tearDown();
     }
 }
