@@ -18,7 +18,6 @@ import org.jrdma.ib.core.WrOpcode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import io.netty.buffer.Unpooled;
 
 /**
  * After a local ACK timeout the requester resends one packet (the oldest unacknowledged, AckReq set) and
@@ -48,15 +47,11 @@ class RxeRetryProbeTest {
     }
 
     private RxePacket next() throws InterruptedException {
-        RxePacket p = new RxePacket();
-        assertEquals(org.jrdma.hw.rxe.wire.RxeDecodeStatus.OK, p.decode(Unpooled.wrappedBuffer(bed.next(2000).bytes())));
-        return p;
+        return bed.nextPacket(2000);
     }
 
     private void ack(Side s, int psn, int msn) {
-        byte[] b = RxeWireBed.packet(RxeOpcode.RC_ACKNOWLEDGE, s.qpn(), psn, false, 0);
-        Aeth.encode(Unpooled.wrappedBuffer(b), RxeOpcode.RC_ACKNOWLEDGE.aethOffset(), Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), msn);
-        bed.inject(b, 50000);
+        bed.injectAck(s.qpn(), Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), psn, msn);
     }
 
     private void send4(Side s) {

@@ -17,7 +17,6 @@ import org.jrdma.ib.core.WrOpcode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import io.netty.buffer.Unpooled;
 
 /**
  * A PSN sequence NAK makes the requester go back to the NAK's PSN at once (no wait for the retransmit
@@ -48,15 +47,11 @@ class RxeSeqNakTest {
     }
 
     private RxePacket next() throws InterruptedException {
-        RxePacket p = new RxePacket();
-        assertEquals(org.jrdma.hw.rxe.wire.RxeDecodeStatus.OK, p.decode(Unpooled.wrappedBuffer(bed.next(2000).bytes())));
-        return p;
+        return bed.nextPacket(2000);
     }
 
     private void ack(Side s, int syndrome, int psn, int msn) {
-        byte[] b = RxeWireBed.packet(RxeOpcode.RC_ACKNOWLEDGE, s.qpn(), psn, false, 0);
-        Aeth.encode(Unpooled.wrappedBuffer(b), RxeOpcode.RC_ACKNOWLEDGE.aethOffset(), syndrome, msn);
-        bed.inject(b, 50000);
+        bed.injectAck(s.qpn(), syndrome, psn, msn);
     }
 
     /** Two 4-packet WRITEs: PSN .. PSN + 3 and PSN + 4 .. PSN + 7, both signaled. */

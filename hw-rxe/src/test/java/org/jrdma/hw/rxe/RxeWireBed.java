@@ -256,6 +256,22 @@ final class RxeWireBed implements AutoCloseable {
         return s;
     }
 
+    /** The next packet the device sends, decoded (it must decode cleanly). */
+    RxePacket nextPacket(long ms) throws InterruptedException {
+        RxePacket p = new RxePacket();
+        org.junit.jupiter.api.Assertions.assertEquals(org.jrdma.hw.rxe.wire.RxeDecodeStatus.OK,
+                p.decode(Unpooled.wrappedBuffer(next(ms).bytes())));
+        return p;
+    }
+
+    /** Injects the peer's ACK or NAK ({@code syndrome}) for {@code qpn} at {@code psn} with {@code msn}. */
+    void injectAck(int qpn, int syndrome, int psn, int msn) {
+        byte[] b = packet(RxeOpcode.RC_ACKNOWLEDGE, qpn, psn, false, 0);
+        org.jrdma.hw.rxe.wire.Aeth.encode(Unpooled.wrappedBuffer(b), RxeOpcode.RC_ACKNOWLEDGE.aethOffset(), syndrome,
+                msn);
+        inject(b, 50000);
+    }
+
     /** Asserts that the device sends nothing for {@code ms}. */
     void quiet(long ms) throws InterruptedException {
         Sent s = wire.sent.poll(ms, TimeUnit.MILLISECONDS);
