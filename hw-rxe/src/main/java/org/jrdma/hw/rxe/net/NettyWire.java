@@ -266,18 +266,22 @@ public final class NettyWire implements RxeWire, AutoCloseable {
      * as a PSN gap: a sequence NAK, or the retransmit timer if nothing follows it. -1 if unreadable.
      */
     public long socketDrops() {
-        long sum = 0;
+        // each table read once, however many of the wire's addresses it holds
+        java.util.Map<String, java.util.Set<String>> keys = new java.util.HashMap<>();
         for (InetAddress a : channels.keySet()) {
-            String key = procAddress(a) + ":" + String.format("%04X", port);
-            java.nio.file.Path f = java.nio.file.Path.of(a instanceof Inet6Address ? "/proc/net/udp6" : "/proc/net/udp");
+            keys.computeIfAbsent(a instanceof Inet6Address ? "/proc/net/udp6" : "/proc/net/udp",
+                    f -> new java.util.HashSet<>()).add(procAddress(a) + ":" + String.format("%04X", port));
+        }
+        long sum = 0;
+        for (java.util.Map.Entry<String, java.util.Set<String>> e : keys.entrySet()) {
             try {
-                for (String line : java.nio.file.Files.readAllLines(f)) {
+                for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(e.getKey()))) {
                     String[] c = line.trim().split("\\s+");
-                    if (c.length > 12 && c[1].equals(key)) {
+                    if (c.length > 12 && e.getValue().contains(c[1])) {
                         sum += Long.parseLong(c[12]);
                     }
                 }
-            } catch (java.io.IOException | RuntimeException e) {
+            } catch (java.io.IOException | RuntimeException x) {
                 return -1;
             }
         }
@@ -517,10 +521,10 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     /** Hands each datagram's content to the device (which owns it from then on). */
     private final class Rx extends ChannelInboundHandlerAdapter {
-        private final Receiver dev;
+        private final Receiver rx;
 
-        Rx(Receiver dev) {
-            this.dev = dev;
+        Rx(Receiver rx) {
+            this.rx = rx;
         }
 
         @Override
@@ -535,7 +539,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             InetSocketAddress r = p.recipient();
             InetAddress local = r != null && !r.getAddress().isAnyLocalAddress() ? r.getAddress()
                     : ((InetSocketAddress) ctx.channel().localAddress()).getAddress();
-            dev.rcv(p.content(), s.getAddress(), local, s.getPort());
+            rx.rcv(p.content(), s.getAddress(), local, s.getPort());
         }
 
         @Override
