@@ -326,6 +326,7 @@ public final class RxeDevice extends RvtDevice {
             } finally {
                 qp.exec.unlock();
             }
+            qp.sqdCheck(); // a drain the modify to SQD saw running ends here
             if (more || !qp.reqPkts.isEmpty() || !qp.respPkts.isEmpty()) {
                 schedule(qp); // left over, or queued by another thread while we held the lock
             }
@@ -344,6 +345,7 @@ public final class RxeDevice extends RvtDevice {
         } finally {
             qp.exec.unlock();
         }
+        qp.sqdCheck(); // a drain the modify to SQD saw running ends here
         if (progress) {
             schedule(qp);
         }
