@@ -234,6 +234,20 @@ public class RxePingpongBench {
         return s.in.position();
     }
 
+    /**
+     * {@value #CHAIN} round trips of the blocking UDP pingpong per invocation: the baseline of
+     * {@link #rcPingpongChained}, timed the same way (its samples are 100-trip means too).
+     */
+    @Benchmark
+    @OperationsPerInvocation(CHAIN)
+    public int udpPingpongChained(Udp s) throws Exception {
+        int n = 0;
+        for (int i = 0; i < CHAIN; i++) {
+            n += udpPingpong(s);
+        }
+        return n;
+    }
+
     /** The plain UDP pingpong with a spinning on a non-blocking receive (the polling counterpart). */
     @State(Scope.Thread)
     public static class UdpSpin extends Udp {

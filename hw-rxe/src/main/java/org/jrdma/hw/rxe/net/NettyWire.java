@@ -82,7 +82,12 @@ public final class NettyWire implements RxeWire, AutoCloseable {
      */
     static final boolean BUSY_POLL = Boolean.getBoolean("jrdma.rxe.net.busyPoll");
     /** The largest datagram read or sent: a 9000-byte jumbo frame's payload and then some. */
-    private static final int MAX_DATAGRAM = 9216 + 256;
+    static final int MAX_DATAGRAM = 9216 + 256;
+    /**
+     * epoll: a thread per wire reads the sockets ({@link RecvLoop}) instead of the event loop;
+     * {@code -Djrdma.rxe.net.recvThread=false}: the event loop reads (recvmmsg batches).
+     */
+    static final boolean RECV_THREAD = !"false".equals(System.getProperty("jrdma.rxe.net.recvThread"));
     /**
      * Datagrams one recvmmsg(2) reads into one buffer (epoll; {@code -Djrdma.rxe.net.recvmmsg=1}: one recvmsg
      * per datagram). A round trip's ACK and answer arrive together; one read takes both.
@@ -123,6 +128,8 @@ public final class NettyWire implements RxeWire, AutoCloseable {
     private final boolean epoll;
     private final int port;
     private final EventLoopGroup group;
+    /** Reads the sockets (epoll; null: the event loop reads). */
+    private final RecvLoop recvLoop;
     private final Map<InetAddress, Tx> channels = new ConcurrentHashMap<>();
     private volatile boolean closed;
     public final AtomicLong sent = new AtomicLong();
@@ -140,18 +147,31 @@ public final class NettyWire implements RxeWire, AutoCloseable {
      * @param name a suffix for the thread names
      */
     public NettyWire(Transport transport, int port, String name) {
+        this(transport, port, name, RECV_THREAD);
+    }
+
+    /** @param recvThread epoll: a thread of its own reads the sockets (else the event loop does) */
+    NettyWire(Transport transport, int port, String name, boolean recvThread) {
         boolean epollOk = transport != Transport.NIO && epollAvailable();
         if (transport == Transport.EPOLL && !epollOk) {
             throw new IllegalStateException("epoll is not available: " + Epoll.unavailabilityCause());
         }
         this.epoll = epollOk;
         this.port = port;
+        recvThread &= epoll && EPOLL_SOCKET != null && RecvLoop.available();
+        // with a receive thread, that thread busy-polls; the event loop only sends what could not go at once
         IoHandlerFactory f = !epoll ? NioIoHandler.newFactory()
-                : BUSY_POLL ? EpollIoHandler.newFactory(0, () -> (selectNow, hasTasks) ->
+                : BUSY_POLL && !recvThread ? EpollIoHandler.newFactory(0, () -> (selectNow, hasTasks) ->
                         hasTasks ? selectNow.get() : io.netty.channel.SelectStrategy.BUSY_WAIT)
                 : EpollIoHandler.newFactory();
-        this.group = new MultiThreadIoEventLoopGroup(1,
-                new DefaultThreadFactory(THREAD_PREFIX + (name.isEmpty() ? "" : "-" + name), true), f);
+        String threads = THREAD_PREFIX + (name.isEmpty() ? "" : "-" + name);
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threads, true), f);
+        this.recvLoop = recvThread ? new RecvLoop(this, threads + "-rx", BUSY_POLL) : null;
+    }
+
+    /** True if a thread of its own reads this wire's sockets (else its event loop does). */
+    public boolean hasRecvThread() {
+        return recvLoop != null;
     }
 
     private static boolean epollAvailable() {
@@ -202,6 +222,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(
                         epoll && RECV_BATCH > 1 ? MAX_DATAGRAM * RECV_BATCH : MAX_DATAGRAM))
                 .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
+                .option(ChannelOption.AUTO_READ, recvLoop == null) // the receive thread reads
                 .handler(new Rx(rx));
         InternetProtocolFamily fam = a instanceof Inet6Address ? InternetProtocolFamily.IPv6
                 : InternetProtocolFamily.IPv4;
@@ -223,7 +244,15 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, () -> "rxe: could not set IP_PMTUDISC_DO on " + ch
                     + ": Linux gives its IPv4 packets a non-zero IP ID, and a Linux rxe peer drops them (ICRC)");
         }
-        channels.put(a, new Tx(ch));
+        Tx tx = new Tx(ch);
+        if (recvLoop != null) {
+            if (tx.socket != null) {
+                recvLoop.add(new RecvLoop.Source(tx.socket, a, rx));
+            } else {
+                ch.config().setAutoRead(true);
+            }
+        }
+        channels.put(a, tx);
         LOG.log(System.Logger.Level.DEBUG, () -> "rxe: bound " + ch);
     }
 
@@ -320,8 +349,16 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         for (InetAddress a : addrs) {
             Tx tx = channels.remove(a);
             if (tx != null) {
+                unread(tx);
                 tx.close();
             }
+        }
+    }
+
+    /** Stops the receive thread reading {@code tx}'s socket, so that it may be closed. */
+    private void unread(Tx tx) {
+        if (recvLoop != null && tx.socket != null) {
+            recvLoop.remove(tx.socket);
         }
     }
 
@@ -348,7 +385,20 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             }
         }
         sent.incrementAndGet();
-        tx.offer(new DatagramPacket(packet, new InetSocketAddress(to, port)));
+        DatagramPacket p = new DatagramPacket(packet, new InetSocketAddress(to, port));
+        if (recvLoop != null && packet.getByte(packet.readerIndex()) == RC_ACKNOWLEDGE && recvLoop.inLoop()) {
+            recvLoop.hold(tx, p); // sent once the datagram in hand is handled: see RecvLoop
+            return;
+        }
+        tx.offer(p);
+    }
+
+    /** BTH opcode of an RC ACK (or NAK): the packets the receive thread holds back. */
+    private static final byte RC_ACKNOWLEDGE = 0x11;
+
+    /** A channel's send side, as the receive thread sends what it held back. */
+    interface Sender {
+        void sendNow(DatagramPacket p);
     }
 
     /**
@@ -356,8 +406,10 @@ public final class NettyWire implements RxeWire, AutoCloseable {
      * loop, which flushes once per batch (one wakeup per burst instead of per packet; epoll then sends the
      * batch with sendmmsg).
      */
-    private final class Tx implements Runnable {
+    private final class Tx implements Runnable, Sender {
         final Channel ch;
+        /** The epoll channel's socket (null: NIO, or not reachable). */
+        final io.netty.channel.unix.Socket socket;
         private final java.util.Queue<DatagramPacket> q = new java.util.concurrent.ConcurrentLinkedQueue<>();
         private final java.util.concurrent.atomic.AtomicBoolean scheduled = new java.util.concurrent.atomic.AtomicBoolean();
         private volatile boolean txClosed;
@@ -367,7 +419,13 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
         Tx(Channel ch) {
             this.ch = ch;
-            this.direct = DIRECT ? socketOf(ch) : null;
+            this.socket = socketOf(ch);
+            this.direct = DIRECT ? socket : null;
+        }
+
+        @Override
+        public void sendNow(DatagramPacket p) {
+            offer(p);
         }
 
         /**
@@ -566,9 +624,13 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
         closed = true;
         for (Tx tx : channels.values()) {
+            unread(tx);
             tx.close();
         }
         channels.clear();
+        if (recvLoop != null) {
+            recvLoop.close();
+        }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

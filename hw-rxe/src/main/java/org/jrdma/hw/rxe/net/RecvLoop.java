@@ -1,0 +1,311 @@
+package org.jrdma.hw.rxe.net;
+
+import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.jrdma.hw.rxe.PacketPool;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.epoll.Native;
+import io.netty.channel.unix.DatagramSocketAddress;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.Socket;
+
+/**
+ * The receive side of an epoll {@link NettyWire}: one thread per wire that reads its sockets itself, as the
+ * thread of a blocking UDP receive does, instead of the Netty event loop ({@code rxe_udp_encap_recv}'s place).
+ *
+ * <p><b>Why.</b> The event loop pays per wakeup {@code epoll_wait}, a {@code getsockopt} Netty issues on every
+ * read, and {@code recvmmsg}; then the packet's answer waits for the end of the read batch. An 8-byte RC round
+ * trip through it cost three times a blocking UDP pingpong (bench/BOUNDS.md). Here a wakeup is
+ * {@code epoll_wait} on this thread's own epoll set (the sockets and an eventfd) and one {@code recvfrom} per
+ * datagram straight into a pooled direct buffer; the device runs the QP's roles on this thread
+ * ({@code RxeDevice.kick}), so an answer posted by a completion handler leaves by {@code sendto} before the
+ * next datagram is read.
+ *
+ * <p><b>ACKs last.</b> Pure ACKs ({@code RC_ACKNOWLEDGE}, NAKs included) that the roles send while this thread
+ * handles a datagram are held back and sent after it, so the request a handler posts in answer goes out first:
+ * on a round trip the peer wakes for the answer, not for the ACK in front of it. ACKs of one QP keep their
+ * order; a held ACK may reach the peer after a later response of its QP, which IBA allows (a later response
+ * acknowledges everything before it; the completer drops the older ACK). They are flushed after every
+ * {@value #ACK_BATCH} datagrams and whenever the sockets are drained.
+ *
+ * <p>The Netty channels stay: bound, configured, and used for the sends that cannot go out by
+ * {@code sendto} at once; their auto-read is off, so the event loop never reads them.
+ */
+final class RecvLoop implements Runnable {
+    /** Datagrams handled before held ACKs are sent even if more are waiting. */
+    static final int ACK_BATCH = 16;
+    /** Datagrams up to this size are copied out of the receive buffer into one of their own size. */
+    static final int SMALL = 1024;
+    private static final System.Logger LOG = System.getLogger("org.jrdma.hw.rxe.net");
+    private static final Constructor<?> EVENT_ARRAY;
+    private static final Method EPOLL_WAIT;
+
+    static {
+        Constructor<?> c = null;
+        Method m = null;
+        try {
+            Class<?> arr = Class.forName("io.netty.channel.epoll.EpollEventArray", false, Native.class.getClassLoader());
+            c = arr.getDeclaredConstructor(int.class);
+            c.setAccessible(true);
+            m = Native.class.getDeclaredMethod("epollWait", FileDescriptor.class, arr, int.class);
+            m.setAccessible(true);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            c = null;
+            m = null;
+        }
+        EVENT_ARRAY = c;
+        EPOLL_WAIT = m;
+    }
+
+    /** Whether this Netty has what the loop needs (else the wire reads on its event loop). */
+    static boolean available() {
+        return EPOLL_WAIT != null;
+    }
+
+    /** One socket read by this loop. */
+    record Source(Socket socket, InetAddress local, NettyWire.Receiver rx) {
+    }
+
+    private final NettyWire wire;
+    private final boolean busyPoll;
+    private final FileDescriptor epoll;
+    private final FileDescriptor wakeFd;
+    private final Object events;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private volatile boolean stop;
+    /** Only this thread touches it. */
+    private Source[] sources = new Source[0];
+    /** ACKs held back while a datagram is handled (this thread only). */
+    private final List<Held> held = new ArrayList<>();
+    private ByteBuf spare;
+
+    record Held(NettyWire.Sender tx, io.netty.channel.socket.DatagramPacket packet) {
+    }
+
+    RecvLoop(NettyWire wire, String name, boolean busyPoll) {
+        this.wire = wire;
+        this.busyPoll = busyPoll;
+        try {
+            this.epoll = Native.newEpollCreate();
+            this.wakeFd = Native.newEventFd();
+            // edge-triggered: every write is one wakeup, and the counter never needs reading
+            Native.epollCtlAdd(epoll.intValue(), wakeFd.intValue(), Native.EPOLLIN | Native.EPOLLET);
+            this.events = EVENT_ARRAY.newInstance(8);
+        } catch (IOException | ReflectiveOperationException e) {
+            throw new IllegalStateException("rxe: cannot set up the receive thread's epoll: " + e, e);
+        }
+        this.thread = new Thread(this, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** Starts reading {@code s} (returns once this thread reads it). */
+    void add(Source s) {
+        call(() -> {
+            try {
+                Native.epollCtlAdd(epoll.intValue(), s.socket().intValue(), Native.EPOLLIN);
+            } catch (IOException e) {
+                throw new IllegalStateException("rxe: epoll_ctl ADD: " + e, e);
+            }
+            Source[] n = java.util.Arrays.copyOf(sources, sources.length + 1);
+            n[sources.length] = s;
+            sources = n;
+        });
+    }
+
+    /** Stops reading {@code socket}; once it returns the socket may be closed. */
+    void remove(Socket socket) {
+        call(() -> {
+            try {
+                Native.epollCtlDel(epoll.intValue(), socket.intValue());
+            } catch (IOException e) {
+                // already gone from the set (closed)
+            }
+            sources = java.util.Arrays.stream(sources).filter(x -> x.socket() != socket).toArray(Source[]::new);
+        });
+    }
+
+    /** Holds an ACK back until the datagram in hand is handled (called on this thread only). */
+    void hold(NettyWire.Sender tx, io.netty.channel.socket.DatagramPacket p) {
+        held.add(new Held(tx, p));
+    }
+
+    private void call(Runnable r) {
+        if (inLoop() || !thread.isAlive()) {
+            r.run();
+            return;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        tasks.add(() -> {
+            try {
+                r.run();
+                done.complete(null);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+        });
+        wake();
+        try {
+            done.get(5, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw (RuntimeException) e.getCause();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("rxe: receive thread " + thread.getName() + " did not answer in 5 s");
+        }
+    }
+
+    private void wake() {
+        Native.eventFdWrite(wakeFd.intValue(), 1L);
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (!stop) {
+                Runnable t;
+                while ((t = tasks.poll()) != null) {
+                    t.run();
+                }
+                if (readAll() == 0 && !stop && tasks.isEmpty()) {
+                    waitForInput();
+                }
+            }
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.ERROR, "rxe: receive thread " + thread.getName() + " ended", t);
+        } finally {
+            sendHeld();
+            Runnable t;
+            while ((t = tasks.poll()) != null) {
+                t.run(); // a remove() after close: nothing left to read
+            }
+            if (spare != null) {
+                spare.release();
+                spare = null;
+            }
+        }
+    }
+
+    /** Reads every source until it has nothing more (at most a batch per source per call). */
+    private int readAll() {
+        int total = 0;
+        Source[] ss = sources;
+        for (Source s : ss) {
+            for (int i = 0; i < 64; i++) {
+                if (!readOne(s)) {
+                    break;
+                }
+                total++;
+                if (held.size() >= ACK_BATCH) {
+                    sendHeld();
+                }
+            }
+        }
+        sendHeld();
+        return total;
+    }
+
+    private boolean readOne(Source s) {
+        ByteBuf b = spare != null ? spare : PacketPool.ALLOC.directBuffer(NettyWire.MAX_DATAGRAM, NettyWire.MAX_DATAGRAM);
+        spare = null;
+        DatagramSocketAddress from;
+        try {
+            from = s.socket().recvFromAddress(b.memoryAddress(), 0, b.capacity());
+        } catch (IOException | RuntimeException e) {
+            spare = b;
+            if (s.socket().isInputShutdown() || !s.socket().isOpen()) {
+                return false;
+            }
+            wire.sendErrors.incrementAndGet();
+            LOG.log(System.Logger.Level.DEBUG, () -> "rxe: recvfrom on " + s.local() + ": " + e);
+            return false;
+        }
+        if (from == null) { // EAGAIN: drained
+            spare = b;
+            return false;
+        }
+        int n = from.receivedAmount();
+        if (n <= SMALL) { // an ACK or a small request: not worth a 9 KiB buffer while it waits for its QP
+            ByteBuf small = PacketPool.ALLOC.directBuffer(n, n);
+            small.writeBytes(b, 0, n);
+            spare = b;
+            b = small;
+        } else {
+            b.writerIndex(n);
+        }
+        wire.received.incrementAndGet();
+        s.rx().rcv(b, from.getAddress(), s.local(), from.getPort());
+        return true;
+    }
+
+    private void sendHeld() {
+        for (int i = 0; i < held.size(); i++) {
+            Held h = held.get(i);
+            h.tx().sendNow(h.packet());
+        }
+        held.clear();
+    }
+
+    private void waitForInput() throws IOException {
+        if (busyPoll) {
+            Thread.onSpinWait();
+            return;
+        }
+        try {
+            EPOLL_WAIT.invoke(null, epoll, events, 1000);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Ends the thread (waiting for it) and frees its epoll set. Sources must have been removed. */
+    void close() {
+        stop = true;
+        if (thread.isAlive()) {
+            wake();
+            if (!inLoop()) {
+                try {
+                    thread.join(5000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        if (!thread.isAlive()) {
+            try {
+                wakeFd.close();
+                epoll.close();
+            } catch (IOException e) {
+                // nothing to do
+            }
+            try {
+                Method free = events.getClass().getDeclaredMethod("free");
+                free.setAccessible(true);
+                free.invoke(events);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                // leaks a few bytes of native memory
+            }
+        }
+    }
+}
