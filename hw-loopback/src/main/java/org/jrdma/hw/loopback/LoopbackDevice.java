@@ -57,6 +57,8 @@ public final class LoopbackDevice extends RvtDevice {
     private final PortState[] states;
     private final Gid[] gids;
     private final ScheduledThreadPoolExecutor engine;
+    /** The engine's worker thread, for {@link #close} to wait for its end; null until it starts. */
+    private volatile Thread engineThread;
     /** The engine thread's executor: a RucLoopback owns scratch objects, so it is never shared between threads. */
     private final RucLoopback loop;
     /** Executors for posting threads that run a QP inline (one at a time each; allocation-free once warm). */
@@ -95,6 +97,7 @@ public final class LoopbackDevice extends RvtDevice {
         this.engine = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "loopback-engine-" + Long.toHexString(this.nodeGuid));
             t.setDaemon(true);
+            engineThread = t;
             return t;
         });
         engine.setRemoveOnCancelPolicy(true);
@@ -126,9 +129,12 @@ public final class LoopbackDevice extends RvtDevice {
         return up;
     }
 
+    /** How long {@link #close} waits for the engine to terminate, and then for its thread to end. */
+    private static final long CLOSE_WAIT_MS = 5000;
+
     /**
      * Unregisters (clients get remove, leftovers flush and are destroyed), detaches from the fabric
-     * and stops the engine thread.
+     * and stops the engine thread, waiting (bounded) for it to end unless called on it.
      */
     public UnregisterReport close() {
         UnregisterReport report = null;
@@ -139,10 +145,18 @@ public final class LoopbackDevice extends RvtDevice {
         up = false;
         fabric.detach(this);
         engine.shutdownNow();
-        try {
-            engine.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (Thread.currentThread() != engineThread) {
+            try {
+                engine.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+                // the executor counts as terminated just before its worker thread ends: wait for the thread
+                // itself, so that no engine thread is left when close returns (as MadLayer.close)
+                Thread t = engineThread;
+                if (t != null) {
+                    t.join(CLOSE_WAIT_MS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         return report;
     }

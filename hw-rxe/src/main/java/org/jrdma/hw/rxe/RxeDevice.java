@@ -76,6 +76,8 @@ public final class RxeDevice extends RvtDevice {
     private final java.util.concurrent.atomic.AtomicInteger badPkeyCntr = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger qkeyViolCntr = new java.util.concurrent.atomic.AtomicInteger();
     private final ScheduledThreadPoolExecutor engine;
+    /** The engine's worker thread, for {@link #close} to wait for its end. */
+    private volatile Thread engineThread;
     /**
      * The roles' scratch state (decoded packet, resolved segments, a completion) is per thread: the engine,
      * the transport's receive thread and posting threads may each run a different QP of this device at once
@@ -112,6 +114,7 @@ public final class RxeDevice extends RvtDevice {
         this.engine = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "rxe-engine-" + Long.toHexString(nodeGuid));
             t.setDaemon(true);
+            engineThread = t;
             return t;
         });
         engine.setRemoveOnCancelPolicy(true);
@@ -134,7 +137,10 @@ public final class RxeDevice extends RvtDevice {
         return handle;
     }
 
-    /** Unregisters, stops the engine and releases every queued packet. */
+    /** How long {@link #close} waits for the engine to terminate, and then for its thread to end. */
+    private static final long CLOSE_WAIT_MS = 5000;
+
+    /** Unregisters, stops the engine (waiting for its thread to end) and releases every queued packet. */
     public UnregisterReport close() {
         UnregisterReport report = null;
         RegisteredDevice h = handle;
@@ -146,10 +152,18 @@ public final class RxeDevice extends RvtDevice {
             counters.inc(RxeCounter.LINK_DOWNED);
         }
         engine.shutdownNow();
-        try {
-            engine.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (Thread.currentThread() != engineThread) {
+            try {
+                engine.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+                // the executor counts as terminated just before its worker thread ends: wait for the thread
+                // itself, so that no engine thread is left when close returns (as MadLayer.close)
+                Thread t = engineThread;
+                if (t != null) {
+                    t.join(CLOSE_WAIT_MS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         for (RvtQp q : qps()) {
             ((RxeQp) q).releaseQueued();

@@ -96,6 +96,8 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
     private final IbCore core;
     private final MadService mad;
     private final ScheduledThreadPoolExecutor thread;
+    /** The executor's worker ("rdma-cm"), for {@link #close} to wait for its end; null until it starts. */
+    private volatile Thread cmThread;
     /** Per device: the CM agent of each port (index = port). */
     private final Map<IbDevice, MadAgent[]> agents = new ConcurrentHashMap<>();
     private final Map<Integer, CmaId> byCommId = new HashMap<>();
@@ -126,6 +128,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         this.thread = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "rdma-cm");
             t.setDaemon(true);
+            cmThread = t;
             return t;
         });
         thread.setRemoveOnCancelPolicy(true);
@@ -1592,13 +1595,25 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         closed = true;
         core.unregisterClient(this);
         thread.shutdown();
+        if (Thread.currentThread() == cmThread) {
+            return; // closed by a handler: the thread ends once it has run what is queued
+        }
         try {
-            if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+            if (!thread.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS)) {
                 thread.shutdownNow();
+            }
+            // the executor counts as terminated just before its worker thread ends: wait for the thread
+            // itself, so that no "rdma-cm" thread is left when close returns (as MadLayer.close)
+            Thread t = cmThread;
+            if (t != null) {
+                t.join(CLOSE_WAIT_MS);
             }
         } catch (InterruptedException e) {
             thread.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }
+
+    /** How long {@link #close} waits for the queued events, and then for the "rdma-cm" thread to end. */
+    private static final long CLOSE_WAIT_MS = 5000;
 }

@@ -1,6 +1,5 @@
 package org.jrdma.ib.cm.impl;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -11,7 +10,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,30 +31,13 @@ import org.jrdma.ib.cm.wire.CmRej;
 import org.jrdma.ib.cm.wire.CmRejReason;
 import org.jrdma.ib.cm.wire.CmReq;
 import org.jrdma.ib.cm.wire.CmaHeader;
-import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AhAttr;
-import org.jrdma.ib.core.CompletionQueue;
-import org.jrdma.ib.core.CqInitAttr;
 import org.jrdma.ib.core.Errno;
-import org.jrdma.ib.core.Gid;
-import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
-import org.jrdma.ib.core.MemoryRegion;
-import org.jrdma.ib.core.ProtectionDomain;
+import org.jrdma.ib.core.PortAttr;
 import org.jrdma.ib.core.QpAttr;
-import org.jrdma.ib.core.QpCap;
-import org.jrdma.ib.core.QpInitAttr;
-import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.QpType;
-import org.jrdma.ib.core.QueuePair;
-import org.jrdma.ib.core.RecvWr;
-import org.jrdma.ib.core.SendFlags;
-import org.jrdma.ib.core.SendWr;
-import org.jrdma.ib.core.Sge;
-import org.jrdma.ib.core.WcStatus;
-import org.jrdma.ib.core.WorkCompletion;
-import org.jrdma.ib.core.WrOpcode;
 import org.jrdma.ib.mad.Mad;
 import org.jrdma.ib.mad.MadAgent;
 import org.jrdma.ib.mad.MadHandler;
@@ -66,55 +47,27 @@ import org.jrdma.ib.mad.MadSend;
 import org.jrdma.ib.mad.impl.MadLayer;
 import org.jrdma.ib.mad.impl.SaClientImpl;
 import org.jrdma.ib.mad.sm.SubnetManager;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The RDMA CM on InfiniBand ports: two one-port hw-loopback devices on a managed fabric, the SM and SA on
- * the first; addresses are the ports' GIDs written as IPv6 addresses; routes come from the SA.
+ * The RDMA CM scenarios on InfiniBand ports: two one-port hw-loopback devices on a managed fabric, the SM and
+ * SA on the first; addresses are the ports' GIDs written as IPv6 addresses; routes come from the SA. Besides
+ * the scenarios of every fabric, what only InfiniBand has: SA route errors, the REQ as LID-routed on the
+ * wire, rping with GIDs as addresses.
  */
-class RdmaCmIbTest {
-    static final IbClient OWNER = new IbClient() {
-        @Override
-        public String name() {
-            return "cm-ib-test";
-        }
-
-        @Override
-        public void add(IbDevice device) {
-        }
-
-        @Override
-        public void remove(IbDevice device, Object clientData) {
-        }
-    };
-
-    IbCore core;
+class RdmaCmIbTest extends AbstractRdmaCmScenarioTest {
     LoopbackFabric fabric;
     final List<LoopbackDevice> los = new ArrayList<>();
     IbDevice dev0;
     IbDevice dev1;
-    MadLayer mad;
     SubnetManager sm;
     SaClientImpl sa;
-    RdmaCmService cm;
-    final BlockingQueue<RdmaCmEvent> serverEvents = new LinkedBlockingQueue<>();
-    final BlockingQueue<RdmaCmEvent> clientEvents = new LinkedBlockingQueue<>();
 
-    @BeforeEach
-    void up() throws Exception {
-        core = IbCore.newInstance();
+    @Override
+    void openDevices() {
         fabric = LoopbackFabric.managed();
         dev0 = add();
         dev1 = add();
-        mad = new MadLayer(core);
-        sm = new SubnetManager(mad, dev0, 1, LoopbackFabric.LINK_LID_BASE, 0).start(0);
-        sm.sweepNow();
-        sa = new SaClientImpl(mad);
-        cm = new RdmaCmService(core, mad, sa);
-        assertEquals(1, dev0.queryPort(1).lid());
-        assertEquals(2, dev1.queryPort(1).lid());
     }
 
     IbDevice add() {
@@ -123,187 +76,104 @@ class RdmaCmIbTest {
         return lo.register(core.registrar()).device();
     }
 
-    @AfterEach
-    void down() {
-        cm.close();
+    /** The SM on the first port, a sweep, the SA client for the CM's routes. */
+    @Override
+    RdmaCmService openCm() throws Exception {
+        sm = new SubnetManager(mad, dev0, 1, LoopbackFabric.LINK_LID_BASE, 0).start(0);
+        sm.sweepNow();
+        sa = new SaClientImpl(mad);
+        assertEquals(1, dev0.queryPort(1).lid());
+        assertEquals(2, dev1.queryPort(1).lid());
+        return new RdmaCmService(core, mad, sa);
+    }
+
+    @Override
+    void closeServices() {
         sa.close();
         if (sm != null) {
             sm.close();
         }
-        mad.close();
+    }
+
+    @Override
+    void closeDevices() {
         for (LoopbackDevice lo : los) {
             lo.close();
         }
     }
 
+    @Override
+    IbDevice clientDevice() {
+        return dev0;
+    }
+
+    @Override
+    IbDevice serverDevice() {
+        return dev1;
+    }
+
+    @Override
+    InetAddress clientAddr() {
+        return gidAddr(dev0);
+    }
+
+    @Override
+    InetAddress serverAddr() {
+        return gidAddr(dev1);
+    }
+
+    /** None: the first active IB port with the destination's subnet prefix, which is the first device's. */
+    @Override
+    InetAddress resolveSource() {
+        return null;
+    }
+
+    @Override
+    boolean routesFromSa() {
+        return true;
+    }
+
+    @Override
+    void removeServerDevice() {
+        los.get(1).close();
+    }
+
+    /** Inside the subnet both QPs are LID-routed, without GRH. */
+    @Override
+    void checkConnectedPaths(QpAttr client, QpAttr server) {
+        assertEquals(2, client.av().dlid());
+        assertNull(client.av().grh());
+        assertEquals(1, server.av().dlid());
+        assertNull(server.av().grh());
+    }
+
+    @Override
+    void checkUdAhAttr(AhAttr av) {
+        assertEquals(2, av.dlid());
+        assertNull(av.grh());
+    }
+
+    /** Each port as the SM left it. */
+    @Override
+    void fabricDiagnostics(StringBuilder b) {
+        for (IbDevice d : List.of(dev0, dev1)) {
+            try {
+                PortAttr p = d.queryPort(1);
+                b.append("\n").append(d.name()).append(" port 1 ").append(p.state()).append(" lid ").append(p.lid())
+                        .append(" sm lid ").append(p.smLid());
+            } catch (RuntimeException e) {
+                b.append("\n").append(d.name()).append(" port 1: ").append(e);
+            }
+        }
+    }
+
+    @Override
+    List<String> fabricThreads() {
+        return List.of("loopback", "ib-sm");
+    }
+
     static InetAddress gidAddr(IbDevice d) {
         return d.queryGid(1, 0).toInetAddress();
-    }
-
-    /** One side's verbs: PD, CQ, RC QP through the id, one registered buffer. */
-    static final class Side {
-        ProtectionDomain pd;
-        CompletionQueue cq;
-        QueuePair qp;
-        ByteBuffer buf = ByteBuffer.allocateDirect(4096);
-        MemoryRegion mr;
-
-        Side(RdmaCmId id, QpType type) {
-            pd = id.device().allocPd(OWNER);
-            cq = id.device().createCq(OWNER, new CqInitAttr().cqe(16));
-            qp = id.createQp(pd, new QpInitAttr().qpType(type).cq(cq)
-                    .cap(new QpCap().maxSendWr(8).maxRecvWr(8).maxSendSge(1).maxRecvSge(1)));
-            mr = pd.regMr(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
-        }
-
-        Side(RdmaCmId id) {
-            this(id, QpType.RC);
-        }
-
-        void release(RdmaCmId id) {
-            id.destroyQp();
-            mr.dereg();
-            cq.destroy();
-            pd.dealloc();
-        }
-
-        WorkCompletion await() throws InterruptedException {
-            WorkCompletion[] wc = {new WorkCompletion()};
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (System.nanoTime() < end) {
-                if (cq.poll(wc) == 1) {
-                    return wc[0];
-                }
-                Thread.sleep(1);
-            }
-            throw new AssertionError("no completion in 10 s");
-        }
-    }
-
-    static RdmaCmEvent next(BlockingQueue<RdmaCmEvent> q, RdmaCmEventType want) throws InterruptedException {
-        RdmaCmEvent e = q.poll(15, TimeUnit.SECONDS);
-        assertNotNull(e, "no event, expected " + want);
-        assertEquals(want, e.type(), "event " + e);
-        return e;
-    }
-
-    RdmaCmId listen(RdmaPortSpace ps, int port, java.util.function.Function<RdmaCmEvent, Integer> onRequest)
-            throws Exception {
-        RdmaCmId l = cm.createId((id, ev) -> {
-            serverEvents.add(ev);
-            return ev.type() == RdmaCmEventType.CONNECT_REQUEST ? onRequest.apply(ev) : 0;
-        }, ps);
-        l.bindAddr(new InetSocketAddress(gidAddr(dev1), port));
-        assertEquals(dev1, l.device());
-        l.listen(8);
-        return l;
-    }
-
-    RdmaCmId resolve(RdmaPortSpace ps, InetAddress dst, int port) throws Exception {
-        RdmaCmId c = cm.createId((id, ev) -> {
-            clientEvents.add(ev);
-            return 0;
-        }, ps);
-        c.resolveAddr(null, new InetSocketAddress(dst, port), 2000);
-        next(clientEvents, RdmaCmEventType.ADDR_RESOLVED);
-        // no source given: the first active IB port with the destination's subnet prefix
-        assertEquals(dev0, c.device());
-        assertEquals(1, c.portNum());
-        assertEquals(gidAddr(dev0), c.localAddr().getAddress());
-        c.resolveRoute(2000);
-        next(clientEvents, RdmaCmEventType.ROUTE_RESOLVED);
-        return c;
-    }
-
-    @Test
-    void connectSendDisconnectOverInfiniBand() throws Exception {
-        Side[] server = new Side[1];
-        RdmaCmId l = listen(RdmaPortSpace.TCP, 7174, ev -> {
-            server[0] = new Side(ev.id());
-            server[0].qp.postRecv(new RecvWr().wrId(7).sgList(new Sge(server[0].mr.iova(), 4096, server[0].mr.lkey())));
-            assertEquals("hello over IB", new String(ev.param().privateData(), 0, 13, StandardCharsets.US_ASCII));
-            ev.id().accept(new RdmaConnParam().privateData("welcome".getBytes(StandardCharsets.US_ASCII)));
-            return 0;
-        });
-        RdmaCmId c = resolve(RdmaPortSpace.TCP, gidAddr(dev1), 7174);
-        Side client = new Side(c);
-        c.connect(new RdmaConnParam().privateData("hello over IB".getBytes(StandardCharsets.US_ASCII)));
-
-        RdmaCmEvent req = next(serverEvents, RdmaCmEventType.CONNECT_REQUEST);
-        assertEquals(new InetSocketAddress(gidAddr(dev0), c.localAddr().getPort()), req.id().remoteAddr());
-        assertEquals(new InetSocketAddress(gidAddr(dev1), 7174), req.id().localAddr());
-        assertEquals(dev1, req.id().device());
-        assertEquals(l, req.listenId());
-        RdmaCmEvent est = next(clientEvents, RdmaCmEventType.ESTABLISHED);
-        assertEquals("welcome", new String(est.param().privateData(), 0, 7, StandardCharsets.US_ASCII));
-        next(serverEvents, RdmaCmEventType.ESTABLISHED);
-        assertEquals(QpState.RTS, client.qp.state());
-        assertEquals(QpState.RTS, server[0].qp.state());
-        // both QPs: LID-routed, no GRH inside the subnet
-        QpAttr ca = client.qp.query();
-        QpAttr sa2 = server[0].qp.query();
-        assertEquals(2, ca.av().dlid());
-        assertNull(ca.av().grh());
-        assertEquals(1, sa2.av().dlid());
-        assertNull(sa2.av().grh());
-
-        byte[] msg = "RDMA CM connected these two QPs over InfiniBand".getBytes(StandardCharsets.US_ASCII);
-        client.buf.put(0, msg);
-        client.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-                .sgList(new Sge(client.mr.iova(), msg.length, client.mr.lkey())));
-        assertEquals(WcStatus.SUCCESS, client.await().status());
-        WorkCompletion rwc = server[0].await();
-        assertEquals(WcStatus.SUCCESS, rwc.status());
-        assertEquals(msg.length, rwc.byteLen());
-        byte[] got = new byte[msg.length];
-        server[0].buf.get(0, got);
-        assertArrayEquals(msg, got);
-
-        c.disconnect();
-        next(serverEvents, RdmaCmEventType.DISCONNECTED);
-        req.id().disconnect(); // sends the DREP
-        next(clientEvents, RdmaCmEventType.DISCONNECTED);
-        assertEquals(QpState.ERR, client.qp.state());
-        next(clientEvents, RdmaCmEventType.TIMEWAIT_EXIT);
-        next(serverEvents, RdmaCmEventType.TIMEWAIT_EXIT);
-        client.release(c);
-        c.close();
-        server[0].release(req.id());
-        req.id().close();
-        l.close();
-        assertEquals(1L, cm.counters().get("dreq_sent"));
-        assertEquals(1L, cm.counters().get("drep_rcvd"));
-        assertEquals(1L, cm.counters().get("route_resolved"));
-        assertEquals(0, cm.idCount());
-    }
-
-    @Test
-    void rejectCarriesReasonAndPrivateData() throws Exception {
-        RdmaCmId l = listen(RdmaPortSpace.TCP, 7175, ev -> {
-            ev.id().reject("go away".getBytes(StandardCharsets.US_ASCII));
-            return 0;
-        });
-        RdmaCmId c = resolve(RdmaPortSpace.TCP, gidAddr(dev1), 7175);
-        Side client = new Side(c);
-        c.connect(new RdmaConnParam());
-        RdmaCmEvent rej = next(clientEvents, RdmaCmEventType.REJECTED);
-        assertEquals(28, rej.status()); // IB_CM_REJ_CONSUMER_DEFINED
-        assertEquals("go away", new String(rej.param().privateData(), 0, 7, StandardCharsets.US_ASCII));
-        client.release(c);
-        c.close();
-        l.close();
-    }
-
-    @Test
-    void noListenerIsRejectedWithInvalidServiceId() throws Exception {
-        RdmaCmId c = resolve(RdmaPortSpace.TCP, gidAddr(dev1), 7176);
-        Side client = new Side(c);
-        c.connect(new RdmaConnParam());
-        RdmaCmEvent rej = next(clientEvents, RdmaCmEventType.REJECTED);
-        assertEquals(8, rej.status()); // IB_CM_REJ_INVALID_SERVICE_ID
-        assertEquals(1L, cm.counters().get("rej_no_listener"));
-        client.release(c);
-        c.close();
     }
 
     @Test
@@ -369,81 +239,8 @@ class RdmaCmIbTest {
         }, RdmaPortSpace.TCP);
         // a GID of another subnet: no IB port has its prefix, and no host route leads to an RDMA device
         c.resolveAddr(null, new InetSocketAddress(InetAddress.getByName("fec0::1"), 1), 2000);
-        assertEquals(RdmaCmEventType.ADDR_ERROR, clientEvents.poll(15, TimeUnit.SECONDS).type());
+        next(clientEvents, RdmaCmEventType.ADDR_ERROR);
         c.close();
-    }
-
-    @Test
-    void sidrAndUdDatagramsOverInfiniBand() throws Exception {
-        Side[] server = new Side[1];
-        RdmaCmId l = listen(RdmaPortSpace.UDP, 7180, ev -> {
-            server[0] = new Side(ev.id(), QpType.UD);
-            server[0].qp.postRecv(new RecvWr().wrId(9).sgList(new Sge(server[0].mr.iova(), 4096, server[0].mr.lkey())));
-            ev.id().accept(new RdmaConnParam());
-            return 0;
-        });
-        RdmaCmId c = resolve(RdmaPortSpace.UDP, gidAddr(dev1), 7180);
-        Side client = new Side(c, QpType.UD);
-        c.connect(new RdmaConnParam().privateData("who are you".getBytes(StandardCharsets.US_ASCII)));
-        RdmaCmEvent req = next(serverEvents, RdmaCmEventType.CONNECT_REQUEST);
-        assertEquals(new InetSocketAddress(gidAddr(dev0), c.localAddr().getPort()), req.id().remoteAddr());
-        RdmaCmEvent est = next(clientEvents, RdmaCmEventType.ESTABLISHED);
-        assertEquals(server[0].qp.qpNum(), est.param().qpNum());
-        AhAttr av = est.param().ahAttr();
-        assertEquals(2, av.dlid());
-        assertNull(av.grh());
-        org.jrdma.ib.core.AddressHandle ah = client.pd.createAh(av);
-        byte[] msg = "a datagram after SIDR on IB".getBytes(StandardCharsets.US_ASCII);
-        client.buf.put(0, msg);
-        client.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-                .sgList(new Sge(client.mr.iova(), msg.length, client.mr.lkey()))
-                .ud(ah, est.param().qpNum(), est.param().qkey()));
-        assertEquals(WcStatus.SUCCESS, client.await().status());
-        WorkCompletion rwc = server[0].await();
-        assertEquals(WcStatus.SUCCESS, rwc.status());
-        assertEquals(msg.length + 40, rwc.byteLen()); // 40 bytes for a GRH, none present
-        byte[] got = new byte[msg.length];
-        server[0].buf.get(40, got);
-        assertArrayEquals(msg, got);
-        ah.destroy();
-        c.disconnect();
-        client.release(c);
-        c.close();
-        server[0].release(req.id());
-        req.id().close();
-        l.close();
-    }
-
-    @Test
-    void deviceRemovalReachesTheConnection() throws Exception {
-        Side[] server = new Side[1];
-        RdmaCmId[] conn = new RdmaCmId[1];
-        RdmaCmId l = cm.createId((id, ev) -> {
-            serverEvents.add(ev);
-            if (ev.type() == RdmaCmEventType.CONNECT_REQUEST) {
-                conn[0] = ev.id();
-                server[0] = new Side(ev.id());
-                ev.id().accept(new RdmaConnParam());
-            } else if (ev.type() == RdmaCmEventType.DEVICE_REMOVAL) {
-                server[0].release(id);
-            }
-            return 0;
-        }, RdmaPortSpace.TCP);
-        l.bindAddr(new InetSocketAddress(7181)); // wildcard
-        l.listen(8);
-        RdmaCmId c = resolve(RdmaPortSpace.TCP, gidAddr(dev1), 7181);
-        Side client = new Side(c);
-        c.connect(new RdmaConnParam());
-        next(clientEvents, RdmaCmEventType.ESTABLISHED);
-        next(serverEvents, RdmaCmEventType.CONNECT_REQUEST);
-        next(serverEvents, RdmaCmEventType.ESTABLISHED);
-        los.get(1).close();
-        RdmaCmEvent rm = next(serverEvents, RdmaCmEventType.DEVICE_REMOVAL);
-        assertEquals(conn[0], rm.id());
-        conn[0].close();
-        client.release(c);
-        c.close();
-        l.close();
     }
 
     /** The REQ on the wire: LID-routed on QP1, the SA's path in the primary path, as cm_format_req for IB. */
