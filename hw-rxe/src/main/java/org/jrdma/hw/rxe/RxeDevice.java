@@ -112,7 +112,9 @@ public final class RxeDevice extends RvtDevice {
         this.roles = ThreadLocal.withInitial(
                 () -> new Roles(new RxeRequester(this), new RxeResponder(this), new RxeCompleter(this), new Icrc()));
         this.engine = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "rxe-engine-" + Long.toHexString(nodeGuid));
+            // a Netty FastThreadLocalThread: Netty 4.2 gives packet pool caches (and recycled buffer objects)
+            // only to those unless told otherwise
+            Thread t = new io.netty.util.concurrent.FastThreadLocalThread(r, "rxe-engine-" + Long.toHexString(nodeGuid));
             t.setDaemon(true);
             engineThread = t;
             return t;
@@ -453,9 +455,12 @@ public final class RxeDevice extends RvtDevice {
                 b, off, len);
     }
 
-    private static int v4(InetAddress a) {
-        byte[] r = a.getAddress();
-        return (r[0] & 0xff) << 24 | (r[1] & 0xff) << 16 | (r[2] & 0xff) << 8 | (r[3] & 0xff);
+    /**
+     * An IPv4 address as an int, without the array {@code getAddress()} copies out per call (twice a packet on
+     * the ICRC paths): {@code Inet4Address.hashCode()} is that int, and has been in every JDK.
+     */
+    public static int v4(InetAddress a) {
+        return a.hashCode();
     }
 
     // ---------------------------------------------------------------- receive (rxe_recv.c)

@@ -385,12 +385,11 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             }
         }
         sent.incrementAndGet();
-        DatagramPacket p = new DatagramPacket(packet, new InetSocketAddress(to, port));
         if (recvLoop != null && packet.getByte(packet.readerIndex()) == RC_ACKNOWLEDGE && recvLoop.inLoop()) {
-            recvLoop.hold(tx, p); // sent once the datagram in hand is handled: see RecvLoop
+            recvLoop.hold(tx, packet, to); // sent once the datagram in hand is handled: see RecvLoop
             return;
         }
-        tx.offer(p);
+        tx.send(packet, to);
     }
 
     /** BTH opcode of an RC ACK (or NAK): the packets the receive thread holds back. */
@@ -398,7 +397,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     /** A channel's send side, as the receive thread sends what it held back. */
     interface Sender {
-        void sendNow(DatagramPacket p);
+        void send(ByteBuf packet, InetAddress to);
     }
 
     /**
@@ -423,9 +422,18 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             this.direct = DIRECT ? socket : null;
         }
 
+        /**
+         * Sends {@code packet} to {@code to}: written inside the event loop's read batch, or by sendto(2) from
+         * this thread, or queued for the event loop. The DatagramPacket (and its address) that Netty's write
+         * path needs is only made for the latter two; the direct path allocates nothing.
+         */
         @Override
-        public void sendNow(DatagramPacket p) {
-            offer(p);
+        public void send(ByteBuf packet, InetAddress to) {
+            if (!(reading && q.isEmpty() && !scheduled.get() && ch.eventLoop().inEventLoop())
+                    && direct != null && loopIdle() && sendDirect(packet, to)) {
+                return;
+            }
+            offer(new DatagramPacket(packet, new InetSocketAddress(to, port)));
         }
 
         /**
@@ -435,18 +443,15 @@ public final class NettyWire implements RxeWire, AutoCloseable {
          * wire. Only when nothing is queued, so packets keep their order; a full socket buffer (EAGAIN)
          * or an error falls back to the event loop, which waits for writability and reports errors.
          */
-        private boolean sendDirect(DatagramPacket p) {
-            ByteBuf b = p.content();
+        private boolean sendDirect(ByteBuf b, InetAddress to) {
             int len = b.readableBytes();
             if (txClosed) {
                 return false;
             }
             try {
-                InetSocketAddress to = p.recipient();
                 int n;
                 if (b.hasMemoryAddress()) { // the device's packets: pooled direct, sent from where they are
-                    n = direct.sendToAddress(b.memoryAddress(), b.readerIndex(), b.writerIndex(), to.getAddress(),
-                            to.getPort());
+                    n = direct.sendToAddress(b.memoryAddress(), b.readerIndex(), b.writerIndex(), to, port);
                 } else {
                     java.nio.ByteBuffer buf = DIRECT_BUF.get();
                     if (len > buf.capacity()) {
@@ -457,7 +462,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                     // trace per access; the packet is still released through the wrapper below
                     ByteBuf raw = b.unwrap() != null ? b.unwrap() : b;
                     raw.getBytes(b.readerIndex(), buf.limit(len));
-                    n = direct.sendTo(buf, 0, len, to.getAddress(), to.getPort());
+                    n = direct.sendTo(buf, 0, len, to, port);
                 }
                 if (n != len) {
                     return false;
@@ -465,11 +470,12 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             } catch (java.io.IOException | RuntimeException e) {
                 return false;
             }
-            p.release();
+            b.release();
             return true;
         }
 
-        void offer(DatagramPacket p) {
+        /** The event loop's ways: written in its read batch, or queued for {@link #run}. */
+        private void offer(DatagramPacket p) {
             if (reading && q.isEmpty() && !scheduled.get() && ch.eventLoop().inEventLoop()) {
                 // answering from inside a read (an ACK, a reply posted by a completion handler): written
                 // now, flushed once when the read batch ends (Rx.channelReadComplete), with sendmmsg
@@ -478,9 +484,6 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 if (!dirty.contains(this)) {
                     dirty.add(this);
                 }
-                return;
-            }
-            if (direct != null && loopIdle() && sendDirect(p)) {
                 return;
             }
             if (!BATCH) {

@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -47,17 +45,20 @@ final class RecvLoop implements Runnable {
     static final int SMALL = 1024;
     private static final System.Logger LOG = System.getLogger("org.jrdma.hw.rxe.net");
     private static final Constructor<?> EVENT_ARRAY;
-    private static final Method EPOLL_WAIT;
+    /** {@code Native.epollWait(FileDescriptor, EpollEventArray, int)} as (FileDescriptor, Object, int)int: no boxing. */
+    private static final java.lang.invoke.MethodHandle EPOLL_WAIT;
 
     static {
         Constructor<?> c = null;
-        Method m = null;
+        java.lang.invoke.MethodHandle m = null;
         try {
             Class<?> arr = Class.forName("io.netty.channel.epoll.EpollEventArray", false, Native.class.getClassLoader());
             c = arr.getDeclaredConstructor(int.class);
             c.setAccessible(true);
-            m = Native.class.getDeclaredMethod("epollWait", FileDescriptor.class, arr, int.class);
-            m.setAccessible(true);
+            Method wait = Native.class.getDeclaredMethod("epollWait", FileDescriptor.class, arr, int.class);
+            wait.setAccessible(true);
+            m = java.lang.invoke.MethodHandles.lookup().unreflect(wait).asType(java.lang.invoke.MethodType.methodType(
+                    int.class, FileDescriptor.class, Object.class, int.class));
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             c = null;
             m = null;
@@ -85,12 +86,12 @@ final class RecvLoop implements Runnable {
     private volatile boolean stop;
     /** Only this thread touches it. */
     private Source[] sources = new Source[0];
-    /** ACKs held back while a datagram is handled (this thread only). */
-    private final List<Held> held = new ArrayList<>();
+    /** ACKs held back while a datagram is handled (this thread only; arrays, so holding allocates nothing). */
+    private NettyWire.Sender[] heldTx = new NettyWire.Sender[ACK_BATCH];
+    private ByteBuf[] heldPacket = new ByteBuf[ACK_BATCH];
+    private InetAddress[] heldTo = new InetAddress[ACK_BATCH];
+    private int held;
     private ByteBuf spare;
-
-    record Held(NettyWire.Sender tx, io.netty.channel.socket.DatagramPacket packet) {
-    }
 
     RecvLoop(NettyWire wire, String name, boolean busyPoll) {
         this.wire = wire;
@@ -104,7 +105,10 @@ final class RecvLoop implements Runnable {
         } catch (IOException | ReflectiveOperationException e) {
             throw new IllegalStateException("rxe: cannot set up the receive thread's epoll: " + e, e);
         }
-        this.thread = new Thread(this, name);
+        // a FastThreadLocalThread, as Netty's event loops are: Netty 4.2 gives a thread-local cache of the packet
+        // pool only to those (useCacheForAllThreads is false); without it every packet this thread allocates
+        // and frees takes the arena's lock and a new buffer object
+        this.thread = new io.netty.util.concurrent.FastThreadLocalThread(this, name);
         thread.setDaemon(true);
         thread.start();
     }
@@ -140,8 +144,15 @@ final class RecvLoop implements Runnable {
     }
 
     /** Holds an ACK back until the datagram in hand is handled (called on this thread only). */
-    void hold(NettyWire.Sender tx, io.netty.channel.socket.DatagramPacket p) {
-        held.add(new Held(tx, p));
+    void hold(NettyWire.Sender tx, ByteBuf packet, InetAddress to) {
+        if (held == heldTx.length) {
+            heldTx = java.util.Arrays.copyOf(heldTx, held * 2);
+            heldPacket = java.util.Arrays.copyOf(heldPacket, held * 2);
+            heldTo = java.util.Arrays.copyOf(heldTo, held * 2);
+        }
+        heldTx[held] = tx;
+        heldPacket[held] = packet;
+        heldTo[held++] = to;
     }
 
     private void call(Runnable r) {
@@ -212,7 +223,7 @@ final class RecvLoop implements Runnable {
                     break;
                 }
                 total++;
-                if (held.size() >= ACK_BATCH) {
+                if (held >= ACK_BATCH) {
                     sendHeld();
                 }
             }
@@ -255,11 +266,13 @@ final class RecvLoop implements Runnable {
     }
 
     private void sendHeld() {
-        for (int i = 0; i < held.size(); i++) {
-            Held h = held.get(i);
-            h.tx().sendNow(h.packet());
+        for (int i = 0; i < held; i++) {
+            heldTx[i].send(heldPacket[i], heldTo[i]);
+            heldTx[i] = null;
+            heldPacket[i] = null;
+            heldTo[i] = null;
         }
-        held.clear();
+        held = 0;
     }
 
     private void waitForInput() throws IOException {
@@ -268,13 +281,10 @@ final class RecvLoop implements Runnable {
             return;
         }
         try {
-            EPOLL_WAIT.invoke(null, epoll, events, 1000);
-        } catch (java.lang.reflect.InvocationTargetException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (IllegalAccessException e) {
+            int ready = (int) EPOLL_WAIT.invokeExact(epoll, events, 1000);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
             throw new IllegalStateException(e);
         }
     }

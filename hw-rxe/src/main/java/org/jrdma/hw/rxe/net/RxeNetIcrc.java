@@ -36,7 +36,6 @@ public final class RxeNetIcrc {
     }
 
     private static int v4(InetAddress a) {
-        byte[] r = a.getAddress();
-        return (r[0] & 0xff) << 24 | (r[1] & 0xff) << 16 | (r[2] & 0xff) << 8 | (r[3] & 0xff);
+        return RxeDevice.v4(a);
     }
 }
