@@ -485,7 +485,7 @@ public final class RxeDevice extends RvtDevice {
             if (req) {
                 qp.reqPkts.add(udpPayload, src, dst);
             } else {
-                qp.respPkts.add(udpPayload);
+                qp.respPkts.add(udpPayload, src, dst);
             }
             kick(qp);
         } catch (RuntimeException e) {

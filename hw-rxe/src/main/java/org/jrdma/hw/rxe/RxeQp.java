@@ -1,7 +1,6 @@
 package org.jrdma.hw.rxe;
 
 import java.net.InetAddress;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jrdma.hw.rxe.wire.UdpSourcePort;
@@ -36,9 +35,9 @@ public final class RxeQp extends RvtQp {
     final AtomicBoolean scheduled = new AtomicBoolean();
     final Runnable task;
     /** Request packets for the responder, with their IP addresses (a UD receive gets them in its GRH). */
-    final ReqQueue reqPkts = new ReqQueue();
+    final PacketQueue reqPkts = new PacketQueue();
     /** ACKs and responses for the completer. */
-    final ConcurrentLinkedQueue<ByteBuf> respPkts = new ConcurrentLinkedQueue<>();
+    final PacketQueue respPkts = new PacketQueue();
     QpState seenState = QpState.RESET;
     int srcPort;
     /** RC/UC: the peer's address (from the AV's DGID) and ours (its SGID index), set at RTR. */
@@ -105,48 +104,6 @@ public final class RxeQp extends RvtQp {
         void clear() {
             java.util.Arrays.fill(atomicValid, false);
             java.util.Arrays.fill(readNpsn, 0);
-        }
-    }
-
-    /** A received request with the addresses it came from and to ({@code ip_hdr(skb)} stays with the skb). */
-    record Rcvd(ByteBuf buf, InetAddress src, InetAddress dst) {
-    }
-
-    /**
-     * The responder's packet queue: {@link #poll} hands out the buffer and keeps the addresses of that
-     * packet for {@link #src()} / {@link #dst()} (read by whoever runs the QP's roles, under {@code exec}).
-     */
-    static final class ReqQueue {
-        private final ConcurrentLinkedQueue<Rcvd> q = new ConcurrentLinkedQueue<>();
-        private InetAddress src;
-        private InetAddress dst;
-
-        void add(ByteBuf b, InetAddress src, InetAddress dst) {
-            q.add(new Rcvd(b, src, dst));
-        }
-
-        ByteBuf poll() {
-            Rcvd r = q.poll();
-            if (r == null) {
-                return null;
-            }
-            src = r.src();
-            dst = r.dst();
-            return r.buf();
-        }
-
-        boolean isEmpty() {
-            return q.isEmpty();
-        }
-
-        /** Where the packet last polled came from. */
-        InetAddress src() {
-            return src;
-        }
-
-        /** Where the packet last polled was sent to (our address). */
-        InetAddress dst() {
-            return dst;
         }
     }
 
