@@ -203,6 +203,10 @@ public final class Icrc {
             c.update(b.array(), b.arrayOffset() + index, len);
         } else if (b.isDirect() && b.unwrap() == null && b.nioBufferCount() == 1) {
             c.update(b.internalNioBuffer(index, len));
+        } else if (b.isDirect() && b.nioBufferCount() == 1) {
+            // a slice (a packet of a GRO read) or a wrapper: a NIO view of its own (the parent's internal one
+            // may be in use on another thread)
+            c.update(b.nioBuffer(index, len));
         } else {
             byte[] s = chunk;
             while (len > 0) {
