@@ -39,6 +39,7 @@ final class EpollDgram {
 
     static final boolean AVAILABLE;
     private static final Constructor<?> NEW_ARRAY;
+    private static final Method RELEASE_ARRAY;
     private static final MethodHandle NEW_PACKET;
     private static final MethodHandle INIT;
     private static final MethodHandle SENDMMSG;
@@ -54,6 +55,7 @@ final class EpollDgram {
     static {
         boolean ok = false;
         Constructor<?> newArray = null;
+        Method releaseArray = null;
         MethodHandle newPacket = null, init = null, sendmmsg = null, recvmsg = null, seg = null,
                 addr = null, addrLen = null, port = null, scope = null;
         Field ipv6 = null;
@@ -65,6 +67,8 @@ final class EpollDgram {
             MethodHandles.Lookup l = MethodHandles.lookup();
             newArray = array.getDeclaredConstructor();
             newArray.setAccessible(true);
+            releaseArray = array.getDeclaredMethod("release");
+            releaseArray.setAccessible(true);
             Constructor<?> np = packet.getDeclaredConstructor(array);
             np.setAccessible(true);
             newPacket = l.unreflectConstructor(np).asType(MethodType.methodType(Object.class, Object.class));
@@ -96,6 +100,7 @@ final class EpollDgram {
         }
         AVAILABLE = ok;
         NEW_ARRAY = newArray;
+        RELEASE_ARRAY = releaseArray;
         NEW_PACKET = newPacket;
         INIT = init;
         SENDMMSG = sendmmsg;
@@ -134,15 +139,24 @@ final class EpollDgram {
             for (int i = 0; i < n; i++) {
                 p[i] = (Object) NEW_PACKET.invokeExact(outer);
             }
+            RELEASE_ARRAY.invoke(outer); // its own iovec memory, unused: the packets only need it as their outer
             return p;
         } catch (Throwable t) {
             throw new IllegalStateException("rxe: cannot create Netty datagram packets", t);
         }
     }
 
+    /** Each thread's {@link Batch}, shared by all wires (its iovec memory lives as long as the thread). */
+    private static final ThreadLocal<Batch> BATCH = ThreadLocal.withInitial(Batch::new);
+
+    /** This thread's batch (empty unless the caller is filling it). */
+    static Batch batch() {
+        return BATCH.get();
+    }
+
     /**
-     * Datagrams for one sendmmsg, each a run of buffers (iovecs) with an optional segment size. One per thread;
-     * the buffers stay owned by the caller.
+     * Datagrams for one sendmmsg, each a run of buffers (iovecs) with an optional segment size. One per thread
+     * ({@link #batch()}); the buffers stay owned by the caller.
      */
     static final class Batch {
         private final Object[] msgs = newPackets(MAX_MSGS);

@@ -514,7 +514,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
         EpollDgram.Batch batch() {
             if (batch == null) {
-                batch = new EpollDgram.Batch();
+                batch = EpollDgram.batch();
             }
             return batch;
         }
