@@ -728,7 +728,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
          * ({@link org.jrdma.hw.rxe.wire.IcrcIpv4Span#idDelta}): a Linux rxe peer checks it exactly.
          */
         void sendRun(DatagramPacket[] run, int n, Cork c) {
-            if (!gsoOk || txClosed) {
+            if (!gsoOk || txClosed || n == 1) { // one packet (a round trip's): sendto as without a cork
                 for (int i = 0; i < n; i++) {
                     offer(run[i]);
                 }
