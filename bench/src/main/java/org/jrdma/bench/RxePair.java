@@ -112,7 +112,10 @@ final class RxePair implements AutoCloseable {
 
     private static String drops(RxeNetDevice d) {
         long n = d.wire().socketDrops();
-        return n > 0 ? " socket_drops=" + n : "";
+        var w = d.wire();
+        String gso = w.gsoDatagrams.get() > 0 || w.groReads.get() > 0 ? " gso_datagrams=" + w.gsoDatagrams.get()
+                + " gso_segments=" + w.gsoSegments.get() + " gro_reads=" + w.groReads.get() : "";
+        return (n > 0 ? " socket_drops=" + n : "") + gso;
     }
 
     @Override

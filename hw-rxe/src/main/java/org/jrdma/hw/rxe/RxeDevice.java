@@ -338,7 +338,7 @@ public final class RxeDevice extends RvtDevice {
         } else if (qp.exec.tryLock()) {
             boolean more;
             try {
-                more = runLocked(qp);
+                more = runCorked(qp);
             } finally {
                 qp.exec.unlock();
             }
@@ -357,13 +357,26 @@ public final class RxeDevice extends RvtDevice {
         boolean progress;
         qp.exec.lock();
         try {
-            progress = runLocked(qp);
+            progress = runCorked(qp);
         } finally {
             qp.exec.unlock();
         }
         qp.sqdCheck(); // a drain the modify to SQD saw running ends here
         if (progress) {
             schedule(qp);
+        }
+    }
+
+    /**
+     * {@link #runLocked} with the wire corked: what the pass sends leaves together at its end (NettyWire: as
+     * GSO datagrams), before {@code exec} is let go, so no other thread sends for this QP in between.
+     */
+    private boolean runCorked(RxeQp qp) {
+        wire.cork();
+        try {
+            return runLocked(qp);
+        } finally {
+            wire.uncork();
         }
     }
 

@@ -29,4 +29,16 @@ public interface RxeWire {
     default int udpSourcePort(int requested) {
         return requested;
     }
+
+    /**
+     * What this thread sends from now until the matching {@link #uncork} may be held back and sent together
+     * (NettyWire: runs of packets as UDP GSO datagrams, one sendmmsg). Calls nest; the device corks around one
+     * pass of a QP's roles with the QP's exec lock held, so a QP's packets still leave in order. Default: nothing.
+     */
+    default void cork() {
+    }
+
+    /** Sends what this thread held back since {@link #cork} (all of it, also when nested). */
+    default void uncork() {
+    }
 }

@@ -93,6 +93,19 @@ public final class NettyWire implements RxeWire, AutoCloseable {
      * per datagram). A round trip's ACK and answer arrive together; one read takes both.
      */
     static final int RECV_BATCH = Integer.getInteger("jrdma.rxe.net.recvmmsg", 8);
+    /**
+     * UDP GSO (epoll): what one pass of a QP's roles sends is held back ({@link #cork}) and leaves at the end of
+     * the pass ({@link #uncork}) by one sendmmsg(2), each run of equal-size packets to one destination as one
+     * datagram with {@code UDP_SEGMENT} (the kernel cuts it into exactly those packets again).
+     * {@code -Djrdma.rxe.net.gso=false}: one sendto(2) per packet.
+     */
+    static final boolean GSO = !"false".equals(System.getProperty("jrdma.rxe.net.gso"));
+    /**
+     * UDP GRO (epoll, receive thread): the sockets get {@code UDP_GRO} and the receive thread reads with
+     * recvmsg(2), so a GSO datagram (or a run the kernel's GRO merged) arrives in one read with its segment
+     * size, and is cut into its packets here. {@code -Djrdma.rxe.net.gro=false}: one datagram per recvfrom(2).
+     */
+    static final boolean GRO = !"false".equals(System.getProperty("jrdma.rxe.net.gro"));
     private static final ThreadLocal<java.nio.ByteBuffer> DIRECT_BUF =
             ThreadLocal.withInitial(() -> java.nio.ByteBuffer.allocateDirect(MAX_DATAGRAM));
     private static final java.lang.reflect.Field EPOLL_SOCKET = epollSocketField();
@@ -132,7 +145,19 @@ public final class NettyWire implements RxeWire, AutoCloseable {
     private final RecvLoop recvLoop;
     private final Map<InetAddress, Tx> channels = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** Whether sends may be corked and leave as GSO datagrams (epoll, the natives found, not switched off). */
+    private final boolean gso;
+    /** Whether the receive thread reads with UDP_GRO. */
+    private final boolean gro;
+    /** What each thread holds back between {@link #cork} and {@link #uncork}. */
+    private final ThreadLocal<Cork> corks = ThreadLocal.withInitial(Cork::new);
     public final AtomicLong sent = new AtomicLong();
+    /** GSO datagrams sent (each several packets; {@link #sent} counts packets). */
+    public final AtomicLong gsoDatagrams = new AtomicLong();
+    /** Packets that left inside GSO datagrams. */
+    public final AtomicLong gsoSegments = new AtomicLong();
+    /** Reads that returned a coalesced (GRO) buffer of several packets. */
+    public final AtomicLong groReads = new AtomicLong();
     public final AtomicLong received = new AtomicLong();
     public final AtomicLong unroutable = new AtomicLong();
     public final AtomicLong sendErrors = new AtomicLong();
@@ -152,6 +177,14 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     /** @param recvThread epoll: a thread of its own reads the sockets (else the event loop does) */
     NettyWire(Transport transport, int port, String name, boolean recvThread) {
+        this(transport, port, name, recvThread, GSO, GRO);
+    }
+
+    /**
+     * @param gso send runs of equal-size packets as UDP GSO datagrams where possible
+     * @param gro read with UDP_GRO where possible (needs the receive thread)
+     */
+    NettyWire(Transport transport, int port, String name, boolean recvThread, boolean gso, boolean gro) {
         boolean epollOk = transport != Transport.NIO && epollAvailable();
         if (transport == Transport.EPOLL && !epollOk) {
             throw new IllegalStateException("epoll is not available: " + Epoll.unavailabilityCause());
@@ -166,7 +199,19 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 : EpollIoHandler.newFactory();
         String threads = THREAD_PREFIX + (name.isEmpty() ? "" : "-" + name);
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threads, true), f);
+        this.gso = gso && epoll && EPOLL_SOCKET != null && DIRECT && EpollDgram.AVAILABLE;
+        this.gro = gro && recvThread && EpollDgram.AVAILABLE;
         this.recvLoop = recvThread ? new RecvLoop(this, threads + "-rx", BUSY_POLL) : null;
+    }
+
+    /** Whether this wire sends runs of packets as UDP GSO datagrams. */
+    public boolean isGso() {
+        return gso;
+    }
+
+    /** Whether this wire's receive thread reads coalesced (UDP_GRO) buffers. */
+    public boolean isGro() {
+        return gro;
     }
 
     /** True if a thread of its own reads this wire's sockets (else its event loop does). */
@@ -247,13 +292,25 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         Tx tx = new Tx(ch);
         if (recvLoop != null) {
             if (tx.socket != null) {
-                recvLoop.add(new RecvLoop.Source(tx.socket, a, rx));
+                boolean g = gro && groOn(ch);
+                recvLoop.add(new RecvLoop.Source(tx.socket, a, rx, g, g && EpollDgram.ipv6(tx.socket)));
             } else {
                 ch.config().setAutoRead(true);
             }
         }
         channels.put(a, tx);
         LOG.log(System.Logger.Level.DEBUG, () -> "rxe: bound " + ch);
+    }
+
+    /** Sets UDP_GRO on an epoll channel; whether it is on. */
+    private static boolean groOn(Channel ch) {
+        try {
+            ch.config().setOption(io.netty.channel.epoll.EpollChannelOption.UDP_GRO, true);
+            return Boolean.TRUE.equals(ch.config().getOption(io.netty.channel.epoll.EpollChannelOption.UDP_GRO));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "rxe: no UDP_GRO on " + ch + ": " + e);
+            return false;
+        }
     }
 
     /** Linux {@code IPPROTO_IP}, {@code IP_MTU_DISCOVER}, {@code IP_PMTUDISC_DO}. */
@@ -389,7 +446,109 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             recvLoop.hold(tx, packet, to); // sent once the datagram in hand is handled: see RecvLoop
             return;
         }
+        if (gso) {
+            Cork c = corks.get();
+            if (c.depth > 0) {
+                c.add(tx, new DatagramPacket(packet, new InetSocketAddress(to, port)));
+                if (c.n >= Cork.LIMIT) {
+                    c.flush();
+                }
+                return;
+            }
+        }
         tx.send(packet, to);
+    }
+
+    /**
+     * Holds back what this thread sends until the matching {@link #uncork}, where it leaves in as few syscalls
+     * as possible (GSO). The device corks around each pass of a QP's roles, with the QP's exec lock held, so
+     * no other thread sends for that QP before the pass's packets are out. Nests; every uncork sends all.
+     */
+    @Override
+    public void cork() {
+        if (gso) {
+            corks.get().depth++;
+        }
+    }
+
+    @Override
+    public void uncork() {
+        if (gso) {
+            Cork c = corks.get();
+            try {
+                c.flush();
+            } finally {
+                c.depth--;
+            }
+        }
+    }
+
+    /**
+     * One thread's held-back packets, in the order sent, and its scratch for sending them: the datagrams of one
+     * sendmmsg ({@link EpollDgram.Batch}) and, per datagram, which packets it holds.
+     */
+    private final class Cork {
+        /** Packets held before a flush even inside a pass. */
+        static final int LIMIT = 512;
+        int depth;
+        int n;
+        Tx[] txs = new Tx[64];
+        DatagramPacket[] pkts = new DatagramPacket[64];
+        private EpollDgram.Batch batch;
+        private final org.jrdma.hw.rxe.wire.IcrcIpv4Span.IdDeltas deltas = new org.jrdma.hw.rxe.wire.IcrcIpv4Span.IdDeltas();
+        /** Per datagram of the batch: first packet (index into run), packet count, segment size (0: one packet). */
+        final int[] first = new int[EpollDgram.MAX_MSGS];
+        final int[] count = new int[EpollDgram.MAX_MSGS];
+        final int[] seg = new int[EpollDgram.MAX_MSGS];
+        DatagramPacket[] run = new DatagramPacket[64];
+
+        void add(Tx tx, DatagramPacket p) {
+            if (n == pkts.length) {
+                pkts = java.util.Arrays.copyOf(pkts, n * 2);
+                txs = java.util.Arrays.copyOf(txs, n * 2);
+            }
+            txs[n] = tx;
+            pkts[n++] = p;
+        }
+
+        EpollDgram.Batch batch() {
+            if (batch == null) {
+                batch = EpollDgram.batch();
+            }
+            return batch;
+        }
+
+        int delta(int id, int length) {
+            return deltas.of(id, length);
+        }
+
+        /** Sends everything held, each channel's packets in their order. */
+        void flush() {
+            int total = n;
+            n = 0;
+            for (int i = 0; i < total; i++) {
+                Tx tx = txs[i];
+                if (tx == null) {
+                    continue;
+                }
+                int r = 0;
+                for (int j = i; j < total; j++) {
+                    if (txs[j] == tx) {
+                        if (r == run.length) {
+                            run = java.util.Arrays.copyOf(run, r * 2);
+                        }
+                        run[r++] = pkts[j];
+                        txs[j] = null;
+                        pkts[j] = null;
+                    }
+                }
+                try {
+                    tx.sendRun(run, r, this);
+                } finally {
+                    java.util.Arrays.fill(run, 0, r, null);
+                }
+            }
+        }
     }
 
     /** BTH opcode of an RC ACK (or NAK): the packets the receive thread holds back. */
@@ -420,7 +579,14 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             this.ch = ch;
             this.socket = socketOf(ch);
             this.direct = DIRECT ? socket : null;
+            this.ipv4 = !(((InetSocketAddress) ch.localAddress()).getAddress() instanceof Inet6Address);
+            this.ipv6 = socket != null && EpollDgram.AVAILABLE && EpollDgram.ipv6(socket);
         }
+
+        /** IPv4 channel: GSO segments get counting IP IDs, which the ICRC covers. */
+        private final boolean ipv4;
+        /** The socket is AF_INET6 (for Netty's sendmmsg). */
+        private final boolean ipv6;
 
         /**
          * Sends {@code packet} to {@code to}: written inside the event loop's read batch, or by sendto(2) from
@@ -486,6 +652,10 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 }
                 return;
             }
+            if (direct != null && !(p instanceof io.netty.channel.unix.SegmentedDatagramPacket) && loopIdle()
+                    && sendDirect(p.content(), p.recipient().getAddress())) {
+                return;
+            }
             if (!BATCH) {
                 ch.writeAndFlush(p, ch.voidPromise());
                 return;
@@ -546,6 +716,136 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 }
                 scheduled.set(false);
             } while (!q.isEmpty() && scheduled.compareAndSet(false, true));
+        }
+
+        /** Cleared when a GSO datagram failed on this channel: its packets leave one by one from then on. */
+        private volatile boolean gsoOk = true;
+
+        /**
+         * Sends {@code run[0..n)} (this channel's packets of one cork, in order): runs of equal-size packets to
+         * one destination (the last of a run may be shorter) become one GSO datagram each, at most
+         * {@link EpollDgram#MAX_SEGMENTS} and {@link EpollDgram#MAX_PAYLOAD} bytes; all of it leaves by sendmmsg
+         * from this thread when nothing of the channel is on its way through the event loop, else (and whatever
+         * the kernel did not take) through the event loop queue, in order, GSO datagrams as
+         * {@link io.netty.channel.unix.SegmentedDatagramPacket}.
+         *
+         * <p>IPv4: the kernel gives the segments of a datagram sent with IP ID 0 the IDs 0, 1, 2, ... and the
+         * ICRC covers the ID, so segment k's ICRC is changed to the one for ID k
+         * ({@link org.jrdma.hw.rxe.wire.IcrcIpv4Span#idDelta}): a Linux rxe peer checks it exactly.
+         */
+        void sendRun(DatagramPacket[] run, int n, Cork c) {
+            if (!gsoOk || txClosed || n == 1) { // one packet (a round trip's): sendto as without a cork
+                for (int i = 0; i < n; i++) {
+                    offer(run[i]);
+                }
+                return;
+            }
+            EpollDgram.Batch bt = c.batch();
+            int i = 0;
+            while (i < n) {
+                DatagramPacket p = run[i];
+                ByteBuf b = p.content();
+                if (!b.hasMemoryAddress()) { // not a device packet (tests): after what is batched, on its own
+                    sendBatch(bt, run, c);
+                    offer(p);
+                    i++;
+                    continue;
+                }
+                int len = b.readableBytes();
+                InetSocketAddress to = p.recipient();
+                int max = Math.min(EpollDgram.MAX_SEGMENTS, EpollDgram.MAX_PAYLOAD / Math.max(len, 1));
+                int k = 1;
+                while (i + k < n && k < max) {
+                    ByteBuf q = run[i + k].content();
+                    int ql = q.readableBytes();
+                    if (ql > len || ql == 0 || !q.hasMemoryAddress() || !run[i + k].recipient().equals(to)) {
+                        break;
+                    }
+                    k++;
+                    if (ql < len) {
+                        break; // a shorter packet ends a GSO datagram
+                    }
+                }
+                if (!bt.begin(to, k > 1 ? len : 0)) {
+                    sendBatch(bt, run, c);
+                    continue;
+                }
+                for (int j = 0; j < k; j++) {
+                    ByteBuf q = run[i + j].content();
+                    if (j > 0 && ipv4) {
+                        patchId(q, j, c);
+                    }
+                    bt.add(q);
+                }
+                bt.end();
+                int m = bt.count() - 1;
+                c.first[m] = i;
+                c.count[m] = k;
+                c.seg[m] = k > 1 ? len : 0;
+                i += k;
+            }
+            sendBatch(bt, run, c);
+        }
+
+        /** Changes the ICRC of a packet that leaves as segment {@code id} of a GSO datagram (IP ID = id). */
+        private void patchId(ByteBuf q, int id, Cork c) {
+            int ri = q.readerIndex();
+            int len = q.readableBytes();
+            org.jrdma.hw.rxe.wire.Icrc.store(q, ri, len,
+                    org.jrdma.hw.rxe.wire.Icrc.stored(q, ri, len) ^ c.delta(id, len));
+        }
+
+        /** Sends the batch's datagrams (sendmmsg, or the event loop for what cannot go at once) and clears it. */
+        private void sendBatch(EpollDgram.Batch bt, DatagramPacket[] run, Cork c) {
+            int m = bt.count();
+            if (m == 0) {
+                return;
+            }
+            int done = 0;
+            boolean inLoopRead = reading && ch.eventLoop().inEventLoop();
+            if (!inLoopRead && !txClosed && loopIdle()) {
+                try {
+                    done = bt.send(socket, ipv6);
+                } catch (java.io.IOException | RuntimeException e) {
+                    if (c.seg[0] > 0) { // the GSO datagram itself was refused: no GSO on this channel
+                        gsoOk = false;
+                        LOG.log(System.Logger.Level.WARNING, () -> "rxe: UDP GSO failed on " + ch + " (" + e
+                                + "); sending one packet per datagram");
+                    }
+                    done = 0;
+                }
+            }
+            bt.clear();
+            for (int d = 0; d < m; d++) {
+                int f = c.first[d];
+                int k = c.count[d];
+                if (d < done) {
+                    for (int j = 0; j < k; j++) {
+                        run[f + j].release();
+                    }
+                    if (k > 1) {
+                        gsoDatagrams.incrementAndGet();
+                        gsoSegments.addAndGet(k);
+                    }
+                } else if (k == 1) {
+                    offer(run[f]);
+                } else if (!gsoOk) { // back to ID 0 and one packet each
+                    for (int j = 0; j < k; j++) {
+                        if (j > 0 && ipv4) {
+                            patchId(run[f + j].content(), j, c);
+                        }
+                        offer(run[f + j]);
+                    }
+                } else {
+                    io.netty.buffer.CompositeByteBuf all = PacketPool.ALLOC.compositeDirectBuffer(k);
+                    for (int j = 0; j < k; j++) {
+                        all.addComponent(true, run[f + j].content());
+                    }
+                    offer(new io.netty.channel.unix.SegmentedDatagramPacket(all, c.seg[d], run[f].recipient()));
+                    gsoDatagrams.incrementAndGet();
+                    gsoSegments.addAndGet(k);
+                }
+            }
         }
 
         /** Releases whatever is queued. */

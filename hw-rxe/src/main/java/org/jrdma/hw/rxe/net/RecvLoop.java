@@ -72,9 +72,22 @@ final class RecvLoop implements Runnable {
         return EPOLL_WAIT != null;
     }
 
-    /** One socket read by this loop. */
-    record Source(Socket socket, InetAddress local, NettyWire.Receiver rx) {
+    /**
+     * One socket read by this loop.
+     *
+     * @param gro the socket has UDP_GRO on: read with recvmsg, cut coalesced buffers into their packets
+     * @param ipv6 the socket is AF_INET6 (for Netty's recvmsg)
+     */
+    record Source(Socket socket, InetAddress local, NettyWire.Receiver rx, boolean gro, boolean ipv6) {
+        Source(Socket socket, InetAddress local, NettyWire.Receiver rx) {
+            this(socket, local, rx, false, false);
+        }
     }
+
+    /** Room a GRO read needs: the largest UDP payload a coalesced buffer can have. */
+    static final int GRO_MAX = 65536;
+    /** GRO reads go into buffers of this size, one after the other; each packet is a slice of one. */
+    static final int GRO_CHUNK = 4 * GRO_MAX;
 
     private final NettyWire wire;
     private final boolean busyPoll;
@@ -92,6 +105,14 @@ final class RecvLoop implements Runnable {
     private InetAddress[] heldTo = new InetAddress[ACK_BATCH];
     private int held;
     private ByteBuf spare;
+    /** GRO: the buffer reads go into, from {@link #groOff} on (this thread only). */
+    private ByteBuf groBuf;
+    private int groOff;
+    private EpollDgram.Receiver groRx;
+    /** Receive buffers kept for reuse. */
+    static final int GRO_RING = 8;
+    private final ByteBuf[] groRing = new ByteBuf[GRO_RING];
+    private int groRingN;
 
     RecvLoop(NettyWire wire, String name, boolean busyPoll) {
         this.wire = wire;
@@ -210,6 +231,20 @@ final class RecvLoop implements Runnable {
                 spare.release();
                 spare = null;
             }
+            boolean kept = false;
+            for (int i = 0; i < groRingN; i++) {
+                kept |= groRing[i] == groBuf;
+                groRing[i].release();
+                groRing[i] = null;
+            }
+            groRingN = 0;
+            if (groBuf != null && !kept) {
+                groBuf.release();
+            }
+            groBuf = null;
+            if (groRx != null) {
+                groRx.release();
+            }
         }
     }
 
@@ -219,10 +254,11 @@ final class RecvLoop implements Runnable {
         Source[] ss = sources;
         for (Source s : ss) {
             for (int i = 0; i < 64; i++) {
-                if (!readOne(s)) {
+                int got = s.gro() ? readGro(s) : readOne(s) ? 1 : 0;
+                if (got == 0) {
                     break;
                 }
-                total++;
+                total += got;
                 if (held >= ACK_BATCH) {
                     sendHeld();
                 }
@@ -263,6 +299,93 @@ final class RecvLoop implements Runnable {
         wire.received.incrementAndGet();
         s.rx().rcv(b, from.getAddress(), s.local(), from.getPort());
         return true;
+    }
+
+    /**
+     * Moves on to a receive buffer of which no packet is in use any more (its count back to this loop's own
+     * reference), one of at most {@value #GRO_RING} kept for good; if all are in use, a new one for this time
+     * only. Allocating and freeing a buffer of a pool chunk's size per few reads made the pool create and
+     * destroy a chunk (a zeroed direct allocation) each time.
+     */
+    private void nextGroBuf() {
+        ByteBuf old = groBuf;
+        groBuf = null;
+        groOff = 0;
+        boolean kept = false;
+        for (int i = 0; i < groRingN; i++) {
+            if (groRing[i] == old) {
+                kept = true;
+            } else if (groBuf == null && groRing[i].refCnt() == 1) {
+                groBuf = groRing[i];
+            }
+        }
+        if (old != null && !kept) {
+            old.release(); // the packets handed over keep it until they are done
+        }
+        if (groBuf == null) {
+            groBuf = PacketPool.ALLOC.directBuffer(GRO_CHUNK, GRO_CHUNK);
+            if (groRingN < GRO_RING) {
+                groRing[groRingN++] = groBuf;
+            }
+        }
+    }
+
+    /**
+     * One recvmsg on a UDP_GRO socket into {@link #groBuf}: a plain datagram, or a coalesced run of packets
+     * (a GSO datagram the kernel did not cut, or datagrams GRO merged) with its segment size, each packet
+     * then handed over as a slice of the buffer (small ones copied out, as in {@link #readOne}).
+     *
+     * @return the packets handed over (0: nothing to read)
+     */
+    private int readGro(Source s) {
+        if (groRx == null) {
+            groRx = new EpollDgram.Receiver();
+        }
+        if (groBuf == null || groBuf.capacity() - groOff < GRO_MAX) {
+            nextGroBuf();
+        }
+        int n;
+        InetAddress from;
+        try {
+            n = groRx.read(s.socket(), s.ipv6(), groBuf, groOff, GRO_MAX);
+            if (n <= 0) {
+                return 0; // EAGAIN: drained
+            }
+            from = groRx.sender();
+        } catch (IOException | RuntimeException e) {
+            if (s.socket().isInputShutdown() || !s.socket().isOpen()) {
+                return 0;
+            }
+            wire.sendErrors.incrementAndGet();
+            LOG.log(System.Logger.Level.DEBUG, () -> "rxe: recvmsg on " + s.local() + ": " + e);
+            return 0;
+        }
+        int port = groRx.port;
+        int seg = groRx.segmentSize;
+        if (seg <= 0 || seg >= n) {
+            seg = n;
+        } else {
+            wire.groReads.incrementAndGet();
+        }
+        int base = groOff;
+        if (n > SMALL || seg < n) {
+            groOff += (n + 63) & ~63;
+        }
+        int count = 0;
+        for (int o = 0; o < n; o += seg) {
+            int len = Math.min(seg, n - o);
+            ByteBuf b;
+            if (len <= SMALL) {
+                b = PacketPool.ALLOC.directBuffer(len, len);
+                b.writeBytes(groBuf, base + o, len);
+            } else {
+                b = groBuf.retainedSlice(base + o, len);
+            }
+            wire.received.incrementAndGet();
+            s.rx().rcv(b, from, s.local(), port);
+            count++;
+        }
+        return count;
     }
 
     private void sendHeld() {

@@ -203,6 +203,16 @@ public final class Icrc {
             c.update(b.array(), b.arrayOffset() + index, len);
         } else if (b.isDirect() && b.unwrap() == null && b.nioBufferCount() == 1) {
             c.update(b.internalNioBuffer(index, len));
+        } else if (b.isDirect() && b.hasMemoryAddress()) {
+            ByteBuf root = b;
+            while (root.unwrap() != null) {
+                root = root.unwrap();
+            }
+            if (root.hasMemoryAddress() && root.memoryAddress() == b.memoryAddress() && root.capacity() == b.capacity()) {
+                c.update(root.internalNioBuffer(index, len)); // a wrapper (leak detection): the packet's own buffer
+            } else {
+                c.update(view(root, b, index, len)); // a slice: packets of one GRO read share their root
+            }
         } else {
             byte[] s = chunk;
             while (len > 0) {
@@ -214,6 +224,29 @@ public final class Icrc {
             }
         }
     }
+
+    /**
+     * A NIO view of {@code b}'s bytes {@code [index, index + len)} through a view of its root buffer that this
+     * instance keeps while the root stays the same (the receive buffers of GRO reads are reused, so this allocates
+     * once per buffer, not per packet). Not the root's internal NIO buffer: several slices of one root may be
+     * checked at once on different threads.
+     */
+    private java.nio.ByteBuffer view(ByteBuf root, ByteBuf b, int index, int len) {
+        if (root != viewRoot || root.memoryAddress() != viewAddr || root.capacity() != viewCap) {
+            viewRoot = root;
+            viewAddr = root.memoryAddress();
+            viewCap = root.capacity();
+            rootView = root.nioBuffer(0, viewCap);
+        }
+        int off = (int) (b.memoryAddress() + index - viewAddr);
+        rootView.limit(off + len).position(off);
+        return rootView;
+    }
+
+    private ByteBuf viewRoot;
+    private long viewAddr;
+    private int viewCap;
+    private java.nio.ByteBuffer rootView;
 
     private static void checkLength(int length) {
         if (length < Bth.BYTES + RxeWire.ICRC_BYTES) {

@@ -40,6 +40,8 @@ public final class IcrcIpv4Span {
     private static final int POWERS = 17;
     /** INV[i] = matrix of x^(-8 * 2^i) mod P, as 32 columns (column j = image of bit j). */
     private static final int[][] INV = new int[POWERS][];
+    /** FWD[i] = matrix of x^(8 * 2^i) mod P: {@code 2^i} zero bytes through the register. */
+    private static final int[][] FWD = new int[POWERS][];
     /** Reduced basis of the u_k: pivot bit, vector (only its own pivot among the pivots), ID bits combined. */
     private static final int[] PIVOT = new int[16];
     private static final int[] VEC = new int[16];
@@ -59,6 +61,14 @@ public final class IcrcIpv4Span {
         INV[0] = inv8;
         for (int i = 1; i < POWERS; i++) {
             INV[i] = square(INV[i - 1]);
+        }
+        int[] fwd8 = new int[32];
+        for (int j = 0; j < 32; j++) {
+            fwd8[j] = feed(1 << j, 0);
+        }
+        FWD[0] = fwd8;
+        for (int i = 1; i < POWERS; i++) {
+            FWD[i] = square(FWD[i - 1]);
         }
         // u_k: CRC register difference right after the two ID bytes when ID bit k flips. With zero start
         // state the linear part is just the register after feeding the two ID bytes.
@@ -130,6 +140,65 @@ public final class IcrcIpv4Span {
             }
         }
         return w == 0 ? id : INCONSISTENT;
+    }
+
+    /**
+     * What turns the ICRC of a packet computed with IP ID 0 into the one with IP ID {@code id}, all else equal:
+     * {@code icrc(id) == icrc(0) ^ idDelta(id, length)}. The sender's side of {@link #recoverId}: a UDP GSO
+     * datagram sent with IP ID 0 leaves as segments with IDs 0, 1, 2, ... (the kernel's segmentation counts
+     * the ID up), and each segment must carry the ICRC for its own ID.
+     *
+     * @param id the IP ID (0..65535)
+     * @param length UDP payload length including the ICRC, as passed to {@link Icrc#ipv4}
+     */
+    public static int idDelta(int id, int length) {
+        if (length < Bth.BYTES + RxeWire.ICRC_BYTES || length > 0xffff - Icrc.IPV4_HDR_BYTES - Icrc.UDP_HDR_BYTES) {
+            throw new IllegalArgumentException("bad UDP payload length " + length);
+        }
+        int w = feed(feed(0, id >>> 8), id & 0xff); // the register difference right after the ID field
+        int n = 18 + length; // CRC input bytes after the ID field
+        for (int i = 0; n != 0 && w != 0; i++, n >>>= 1) {
+            if ((n & 1) != 0) {
+                w = times(FWD[i], w);
+            }
+        }
+        return w;
+    }
+
+    /**
+     * {@link #idDelta} for many IDs of one packet length: the deltas of the 16 ID bits, computed once per length
+     * (a few of the last lengths are kept); then a delta is an XOR per set ID bit. Not thread-safe: one per
+     * thread.
+     */
+    public static final class IdDeltas {
+        private final int[] lengths = {-1, -1, -1, -1};
+        private final int[][] bits = new int[4][16];
+        private int next;
+
+        /** {@code idDelta(id, length)}. */
+        public int of(int id, int length) {
+            int[] b = null;
+            for (int i = 0; i < lengths.length; i++) {
+                if (lengths[i] == length) {
+                    b = bits[i];
+                    break;
+                }
+            }
+            if (b == null) {
+                int slot = next;
+                next = (next + 1) & 3;
+                b = bits[slot];
+                for (int k = 0; k < 16; k++) {
+                    b[k] = idDelta(1 << k, length);
+                }
+                lengths[slot] = length;
+            }
+            int d = 0;
+            for (int v = id & 0xffff; v != 0; v &= v - 1) {
+                d ^= b[Integer.numberOfTrailingZeros(v)];
+            }
+            return d;
+        }
     }
 
     /** Whether some IP ID makes {@code storedIcrc} correct: {@code recoverId(...) >= 0}. */

@@ -62,6 +62,30 @@ class IcrcIpv4SpanTest {
     }
 
     /**
+     * The sender's side: the ICRC for IP ID {@code id} is the one for ID 0 XOR {@code idDelta(id, length)} (what
+     * a GSO datagram's segment k, which the kernel sends with ID k, must carry), directly and through the
+     * per-length cache.
+     */
+    @Test
+    void idDeltaTurnsTheId0IcrcIntoTheOneOfAnyId() {
+        SplittableRandom rnd = new SplittableRandom(7);
+        IcrcIpv4Span.IdDeltas cache = new IcrcIpv4Span.IdDeltas();
+        for (int len : new int[] {16, 28, 92, 1040, 4112, 4128, 9000, 65507}) {
+            ByteBuf b = Unpooled.buffer(len).writeZero(len);
+            for (int i = 0; i < len - 4; i++) {
+                b.setByte(i, rnd.nextInt(256));
+            }
+            int c0 = icrc.ipv4(0x7f0a0b01, 0x7f0a0b02, 0, Icrc.IPV4_DF, 4791, 4791, b, 0, len);
+            for (int id = 0; id < 0x10000; id += id < 70 ? 1 : 997) {
+                int c = icrc.ipv4(0x7f0a0b01, 0x7f0a0b02, id, Icrc.IPV4_DF, 4791, 4791, b, 0, len);
+                assertEquals(c, c0 ^ IcrcIpv4Span.idDelta(id, len), "len " + len + " id " + id);
+                assertEquals(c, c0 ^ cache.of(id, len), "cached, len " + len + " id " + id);
+                assertEquals(id, IcrcIpv4Span.recoverId(c0, c0 ^ IcrcIpv4Span.idDelta(id, len), len));
+            }
+        }
+    }
+
+    /**
      * Random single-byte corruptions of the ICRC-covered, unmasked bytes (IP header except version/IHL, TOS,
      * ID, TTL, checksum; UDP ports; BTH except byte 4; everything after; the ICRC itself) of every captured
      * IPv4 RoCE packet. Expected false-accept rate ~2^-16.
