@@ -449,7 +449,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         if (gso) {
             Cork c = corks.get();
             if (c.depth > 0) {
-                c.add(tx, new DatagramPacket(packet, new InetSocketAddress(to, port)));
+                c.add(tx, packet, to);
                 if (c.n >= Cork.LIMIT) {
                     c.flush();
                 }
@@ -492,23 +492,39 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         static final int LIMIT = 512;
         int depth;
         int n;
+        // packets and their destinations in arrays: a pass's packets are held without an object each
         Tx[] txs = new Tx[64];
-        DatagramPacket[] pkts = new DatagramPacket[64];
+        ByteBuf[] pkts = new ByteBuf[64];
+        InetAddress[] tos = new InetAddress[64];
         private EpollDgram.Batch batch;
         private final org.jrdma.hw.rxe.wire.IcrcIpv4Span.IdDeltas deltas = new org.jrdma.hw.rxe.wire.IcrcIpv4Span.IdDeltas();
         /** Per datagram of the batch: first packet (index into run), packet count, segment size (0: one packet). */
         final int[] first = new int[EpollDgram.MAX_MSGS];
         final int[] count = new int[EpollDgram.MAX_MSGS];
         final int[] seg = new int[EpollDgram.MAX_MSGS];
-        DatagramPacket[] run = new DatagramPacket[64];
+        ByteBuf[] run = new ByteBuf[64];
+        InetAddress[] runTo = new InetAddress[64];
+        /** The last destination a GSO datagram was begun for, as Netty's sendmmsg wants it. */
+        private InetAddress isaOf;
+        private InetSocketAddress isa;
 
-        void add(Tx tx, DatagramPacket p) {
+        void add(Tx tx, ByteBuf p, InetAddress to) {
             if (n == pkts.length) {
                 pkts = java.util.Arrays.copyOf(pkts, n * 2);
+                tos = java.util.Arrays.copyOf(tos, n * 2);
                 txs = java.util.Arrays.copyOf(txs, n * 2);
             }
             txs[n] = tx;
+            tos[n] = to;
             pkts[n++] = p;
+        }
+
+        InetSocketAddress socketAddress(InetAddress to, int port) {
+            if (to != isaOf) {
+                isaOf = to;
+                isa = new InetSocketAddress(to, port);
+            }
+            return isa;
         }
 
         EpollDgram.Batch batch() {
@@ -536,16 +552,20 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                     if (txs[j] == tx) {
                         if (r == run.length) {
                             run = java.util.Arrays.copyOf(run, r * 2);
+                            runTo = java.util.Arrays.copyOf(runTo, r * 2);
                         }
+                        runTo[r] = tos[j];
                         run[r++] = pkts[j];
                         txs[j] = null;
                         pkts[j] = null;
+                        tos[j] = null;
                     }
                 }
                 try {
-                    tx.sendRun(run, r, this);
+                    tx.sendRun(run, runTo, r, this);
                 } finally {
                     java.util.Arrays.fill(run, 0, r, null);
+                    java.util.Arrays.fill(runTo, 0, r, null);
                 }
             }
         }
@@ -733,32 +753,31 @@ public final class NettyWire implements RxeWire, AutoCloseable {
          * ICRC covers the ID, so segment k's ICRC is changed to the one for ID k
          * ({@link org.jrdma.hw.rxe.wire.IcrcIpv4Span#idDelta}): a Linux rxe peer checks it exactly.
          */
-        void sendRun(DatagramPacket[] run, int n, Cork c) {
+        void sendRun(ByteBuf[] run, InetAddress[] dst, int n, Cork c) {
             if (!gsoOk || txClosed || n == 1) { // one packet (a round trip's): sendto as without a cork
                 for (int i = 0; i < n; i++) {
-                    offer(run[i]);
+                    send(run[i], dst[i]);
                 }
                 return;
             }
             EpollDgram.Batch bt = c.batch();
             int i = 0;
             while (i < n) {
-                DatagramPacket p = run[i];
-                ByteBuf b = p.content();
+                ByteBuf b = run[i];
                 if (!b.hasMemoryAddress()) { // not a device packet (tests): after what is batched, on its own
-                    sendBatch(bt, run, c);
-                    offer(p);
+                    sendBatch(bt, run, dst, c);
+                    send(b, dst[i]);
                     i++;
                     continue;
                 }
                 int len = b.readableBytes();
-                InetSocketAddress to = p.recipient();
+                InetAddress to = dst[i];
                 int max = Math.min(EpollDgram.MAX_SEGMENTS, EpollDgram.MAX_PAYLOAD / Math.max(len, 1));
                 int k = 1;
                 while (i + k < n && k < max) {
-                    ByteBuf q = run[i + k].content();
+                    ByteBuf q = run[i + k];
                     int ql = q.readableBytes();
-                    if (ql > len || ql == 0 || !q.hasMemoryAddress() || !run[i + k].recipient().equals(to)) {
+                    if (ql > len || ql == 0 || !q.hasMemoryAddress() || !dst[i + k].equals(to)) {
                         break;
                     }
                     k++;
@@ -766,12 +785,12 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                         break; // a shorter packet ends a GSO datagram
                     }
                 }
-                if (!bt.begin(to, k > 1 ? len : 0)) {
-                    sendBatch(bt, run, c);
+                if (!bt.begin(c.socketAddress(to, port), k > 1 ? len : 0)) {
+                    sendBatch(bt, run, dst, c);
                     continue;
                 }
                 for (int j = 0; j < k; j++) {
-                    ByteBuf q = run[i + j].content();
+                    ByteBuf q = run[i + j];
                     if (j > 0 && ipv4) {
                         patchId(q, j, c);
                     }
@@ -784,7 +803,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 c.seg[m] = k > 1 ? len : 0;
                 i += k;
             }
-            sendBatch(bt, run, c);
+            sendBatch(bt, run, dst, c);
         }
 
         /** Changes the ICRC of a packet that leaves as segment {@code id} of a GSO datagram (IP ID = id). */
@@ -796,7 +815,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
 
         /** Sends the batch's datagrams (sendmmsg, or the event loop for what cannot go at once) and clears it. */
-        private void sendBatch(EpollDgram.Batch bt, DatagramPacket[] run, Cork c) {
+        private void sendBatch(EpollDgram.Batch bt, ByteBuf[] run, InetAddress[] dst, Cork c) {
             int m = bt.count();
             if (m == 0) {
                 return;
@@ -828,20 +847,21 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                         gsoSegments.addAndGet(k);
                     }
                 } else if (k == 1) {
-                    offer(run[f]);
+                    send(run[f], dst[f]);
                 } else if (!gsoOk) { // back to ID 0 and one packet each
                     for (int j = 0; j < k; j++) {
                         if (j > 0 && ipv4) {
-                            patchId(run[f + j].content(), j, c);
+                            patchId(run[f + j], j, c);
                         }
-                        offer(run[f + j]);
+                        send(run[f + j], dst[f + j]);
                     }
                 } else {
                     io.netty.buffer.CompositeByteBuf all = PacketPool.ALLOC.compositeDirectBuffer(k);
                     for (int j = 0; j < k; j++) {
-                        all.addComponent(true, run[f + j].content());
+                        all.addComponent(true, run[f + j]);
                     }
-                    offer(new io.netty.channel.unix.SegmentedDatagramPacket(all, c.seg[d], run[f].recipient()));
+                    offer(new io.netty.channel.unix.SegmentedDatagramPacket(all, c.seg[d],
+                            new InetSocketAddress(dst[f], port)));
                     gsoDatagrams.incrementAndGet();
                     gsoSegments.addAndGet(k);
                 }
