@@ -359,6 +359,11 @@ final class MadPort {
                 throw new VerbsException(Errno.EINVAL, "send: RMPP (a MAD of " + m.bytes().length
                         + " bytes) is for the GSI QP only");
             }
+            if (rmpp && !Rmpp.classUsesRmpp(m.mgmtClass())) {
+                // ib_register_mad_agent refuses an RMPP agent for such a class: its receivers read no RMPP header
+                throw new VerbsException(Errno.EINVAL, String.format("send: class 0x%02x has no RMPP (a MAD of %d bytes)",
+                        m.mgmtClass(), m.bytes().length));
+            }
             AddressHandle ah = pd.createAh(send.ah().copy().portNum(port));
             ahs.add(ah);
             MadSendWr wr = new MadSendWr(agent, send, ah, agent.qp);

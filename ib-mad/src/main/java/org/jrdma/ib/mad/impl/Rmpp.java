@@ -30,8 +30,22 @@ public final class Rmpp {
     public static long segNum(Mad m) { return m.u32(28); }
     public static long paylenNewwin(Mad m) { return m.u32(32); }
 
+    /**
+     * Whether {@code m} carries an active RMPP header. Only the classes that define one have it
+     * ({@code ib_is_mad_class_rmpp}): elsewhere bytes 24..35 are class data, and a CM REQ or SIDR_REQ whose
+     * random communication or request ID happened to read as RMPP version 1, ACTIVE and not DATA was taken for
+     * an RMPP ACK/STOP/ABORT and dropped without a count, its resends with it (about one connection in 512).
+     */
     public static boolean active(Mad m) {
-        return m.u8(24) == VERSION && (flags(m) & FLAG_ACTIVE) != 0;
+        return classUsesRmpp(m.mgmtClass()) && m.u8(24) == VERSION && (flags(m) & FLAG_ACTIVE) != 0;
+    }
+
+    /**
+     * {@code ib_is_mad_class_rmpp}: SubnAdm, DevMgt, DevAdm, BIS and the vendor range 2 (0x30..0x4f).
+     */
+    public static boolean classUsesRmpp(int mgmtClass) {
+        return mgmtClass == Mad.CLASS_SUBN_ADM || mgmtClass == Mad.CLASS_DEVICE_MGMT || mgmtClass == 0x10
+                || mgmtClass == 0x12 || mgmtClass >= 0x30 && mgmtClass <= 0x4f;
     }
 
     public static void set(Mad m, int type, int flags, long segNum, long paylenNewwin) {
