@@ -1,6 +1,5 @@
 package org.jrdma.hw.loopback;
 
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -22,6 +21,7 @@ import org.jrdma.ib.core.spi.UnregisterReport;
 import org.jrdma.sw.rdmavt.RucLoopback;
 import org.jrdma.sw.rdmavt.RvtCq;
 import org.jrdma.sw.rdmavt.RvtDevice;
+import org.jrdma.sw.rdmavt.RvtEngine;
 import org.jrdma.sw.rdmavt.RvtPd;
 import org.jrdma.sw.rdmavt.RvtQp;
 import org.jrdma.sw.rdmavt.RvtSrq;
@@ -56,9 +56,8 @@ public final class LoopbackDevice extends RvtDevice {
     private final int[] capMasks;
     private final PortState[] states;
     private final Gid[] gids;
-    private final ScheduledThreadPoolExecutor engine;
+    private final RvtEngine engine;
     /** The engine's worker thread, for {@link #close} to wait for its end; null until it starts. */
-    private volatile Thread engineThread;
     /** The engine thread's executor: a RucLoopback owns scratch objects, so it is never shared between threads. */
     private final RucLoopback loop;
     /** Executors for posting threads that run a QP inline (one at a time each; allocation-free once warm). */
@@ -94,13 +93,7 @@ public final class LoopbackDevice extends RvtDevice {
         java.util.Arrays.fill(capMasks, DEFAULT_CAP_MASK);
         java.util.Arrays.fill(subnetTimeouts, 18);
         this.loop = new RucLoopback(fabric, attr.maxSendSge());
-        this.engine = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "loopback-engine-" + Long.toHexString(this.nodeGuid));
-            t.setDaemon(true);
-            engineThread = t;
-            return t;
-        });
-        engine.setRemoveOnCancelPolicy(true);
+        this.engine = new RvtEngine("loopback-engine-" + Long.toHexString(this.nodeGuid), Thread::new);
     }
 
     /** Attaches the ports to the fabric and registers the device with ib-core. */
@@ -144,20 +137,7 @@ public final class LoopbackDevice extends RvtDevice {
         }
         up = false;
         fabric.detach(this);
-        engine.shutdownNow();
-        if (Thread.currentThread() != engineThread) {
-            try {
-                engine.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
-                // the executor counts as terminated just before its worker thread ends: wait for the thread
-                // itself, so that no engine thread is left when close returns (as MadLayer.close)
-                Thread t = engineThread;
-                if (t != null) {
-                    t.join(CLOSE_WAIT_MS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        engine.stop(CLOSE_WAIT_MS);
         return report;
     }
 

@@ -3,7 +3,6 @@ package org.jrdma.hw.rxe;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.List;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import org.jrdma.hw.rxe.wire.Icrc;
@@ -30,6 +29,7 @@ import org.jrdma.ib.core.spi.RegisteredDevice;
 import org.jrdma.ib.core.spi.UnregisterReport;
 import org.jrdma.sw.rdmavt.RvtCq;
 import org.jrdma.sw.rdmavt.RvtDevice;
+import org.jrdma.sw.rdmavt.RvtEngine;
 import org.jrdma.sw.rdmavt.RvtPd;
 import org.jrdma.sw.rdmavt.RvtQp;
 import org.jrdma.sw.rdmavt.RvtSrq;
@@ -75,9 +75,7 @@ public final class RxeDevice extends RvtDevice {
     /** The port's bad_pkey_cntr and qkey_viol_cntr (rxe_recv.c check_keys; saturate at 0xffff). */
     private final java.util.concurrent.atomic.AtomicInteger badPkeyCntr = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger qkeyViolCntr = new java.util.concurrent.atomic.AtomicInteger();
-    private final ScheduledThreadPoolExecutor engine;
-    /** The engine's worker thread, for {@link #close} to wait for its end. */
-    private volatile Thread engineThread;
+    private final RvtEngine engine;
     /**
      * The roles' scratch state (decoded packet, resolved segments, a completion) is per thread: the engine,
      * the transport's receive thread and posting threads may each run a different QP of this device at once
@@ -111,15 +109,10 @@ public final class RxeDevice extends RvtDevice {
         this.nodeGuid = eui64(mac);
         this.roles = ThreadLocal.withInitial(
                 () -> new Roles(new RxeRequester(this), new RxeResponder(this), new RxeCompleter(this), new Icrc()));
-        this.engine = new ScheduledThreadPoolExecutor(1, r -> {
-            // a Netty FastThreadLocalThread: Netty 4.2 gives packet pool caches (and recycled buffer objects)
-            // only to those unless told otherwise
-            Thread t = new io.netty.util.concurrent.FastThreadLocalThread(r, "rxe-engine-" + Long.toHexString(nodeGuid));
-            t.setDaemon(true);
-            engineThread = t;
-            return t;
-        });
-        engine.setRemoveOnCancelPolicy(true);
+        // a Netty FastThreadLocalThread: Netty 4.2 gives packet pool caches (and recycled buffer objects)
+        // only to those unless told otherwise
+        this.engine = new RvtEngine("rxe-engine-" + Long.toHexString(nodeGuid),
+                io.netty.util.concurrent.FastThreadLocalThread::new);
         engine.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.MILLISECONDS);
     }
 
@@ -153,20 +146,7 @@ public final class RxeDevice extends RvtDevice {
             up = false;
             counters.inc(RxeCounter.LINK_DOWNED);
         }
-        engine.shutdownNow();
-        if (Thread.currentThread() != engineThread) {
-            try {
-                engine.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
-                // the executor counts as terminated just before its worker thread ends: wait for the thread
-                // itself, so that no engine thread is left when close returns (as MadLayer.close)
-                Thread t = engineThread;
-                if (t != null) {
-                    t.join(CLOSE_WAIT_MS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        engine.stop(CLOSE_WAIT_MS);
         for (RvtQp q : qps()) {
             ((RxeQp) q).releaseQueued();
         }
