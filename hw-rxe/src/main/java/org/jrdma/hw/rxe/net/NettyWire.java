@@ -449,8 +449,8 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         if (gso) {
             Cork c = corks.get();
             if (c.depth > 0) {
-                c.add(tx, packet, to);
-                if (c.n >= Cork.LIMIT) {
+                c.held.add(tx, packet, to);
+                if (c.held.size() >= Cork.LIMIT) {
                     c.flush();
                 }
                 return;
@@ -491,11 +491,8 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         /** Packets held before a flush even inside a pass. */
         static final int LIMIT = 512;
         int depth;
-        int n;
-        // packets and their destinations in arrays: a pass's packets are held without an object each
-        Tx[] txs = new Tx[64];
-        ByteBuf[] pkts = new ByteBuf[64];
-        InetAddress[] tos = new InetAddress[64];
+        /** A pass's packets, held without an object each. */
+        final HeldPackets<Tx> held = new HeldPackets<>(64);
         private EpollDgram.Batch batch;
         private final org.jrdma.hw.rxe.wire.IcrcIpv4Span.IdDeltas deltas = new org.jrdma.hw.rxe.wire.IcrcIpv4Span.IdDeltas();
         /** Per datagram of the batch: first packet (index into run), packet count, segment size (0: one packet). */
@@ -507,17 +504,6 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         /** The last destination a GSO datagram was begun for, as Netty's sendmmsg wants it. */
         private InetAddress isaOf;
         private InetSocketAddress isa;
-
-        void add(Tx tx, ByteBuf p, InetAddress to) {
-            if (n == pkts.length) {
-                pkts = java.util.Arrays.copyOf(pkts, n * 2);
-                tos = java.util.Arrays.copyOf(tos, n * 2);
-                txs = java.util.Arrays.copyOf(txs, n * 2);
-            }
-            txs[n] = tx;
-            tos[n] = to;
-            pkts[n++] = p;
-        }
 
         InetSocketAddress socketAddress(InetAddress to, int port) {
             if (to != isaOf) {
@@ -540,33 +526,34 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
         /** Sends everything held, each channel's packets in their order. */
         void flush() {
-            int total = n;
-            n = 0;
-            for (int i = 0; i < total; i++) {
-                Tx tx = txs[i];
-                if (tx == null) {
-                    continue;
-                }
-                int r = 0;
-                for (int j = i; j < total; j++) {
-                    if (txs[j] == tx) {
-                        if (r == run.length) {
-                            run = java.util.Arrays.copyOf(run, r * 2);
-                            runTo = java.util.Arrays.copyOf(runTo, r * 2);
+            int total = held.size();
+            try {
+                for (int i = 0; i < total; i++) {
+                    Tx tx = held.sender(i);
+                    if (tx == null) {
+                        continue;
+                    }
+                    int r = 0;
+                    for (int j = i; j < total; j++) {
+                        if (held.sender(j) == tx) {
+                            if (r == run.length) {
+                                run = java.util.Arrays.copyOf(run, r * 2);
+                                runTo = java.util.Arrays.copyOf(runTo, r * 2);
+                            }
+                            runTo[r] = held.to(j);
+                            run[r++] = held.packet(j);
+                            held.take(j);
                         }
-                        runTo[r] = tos[j];
-                        run[r++] = pkts[j];
-                        txs[j] = null;
-                        pkts[j] = null;
-                        tos[j] = null;
+                    }
+                    try {
+                        tx.sendRun(run, runTo, r, this);
+                    } finally {
+                        java.util.Arrays.fill(run, 0, r, null);
+                        java.util.Arrays.fill(runTo, 0, r, null);
                     }
                 }
-                try {
-                    tx.sendRun(run, runTo, r, this);
-                } finally {
-                    java.util.Arrays.fill(run, 0, r, null);
-                    java.util.Arrays.fill(runTo, 0, r, null);
-                }
+            } finally {
+                held.clear();
             }
         }
     }

@@ -100,10 +100,7 @@ final class RecvLoop implements Runnable {
     /** Only this thread touches it. */
     private Source[] sources = new Source[0];
     /** ACKs held back while a datagram is handled (this thread only; arrays, so holding allocates nothing). */
-    private NettyWire.Sender[] heldTx = new NettyWire.Sender[ACK_BATCH];
-    private ByteBuf[] heldPacket = new ByteBuf[ACK_BATCH];
-    private InetAddress[] heldTo = new InetAddress[ACK_BATCH];
-    private int held;
+    private final HeldPackets<NettyWire.Sender> held = new HeldPackets<>(ACK_BATCH);
     private ByteBuf spare;
     /** GRO: the buffer reads go into, from {@link #groOff} on (this thread only). */
     private ByteBuf groBuf;
@@ -166,14 +163,7 @@ final class RecvLoop implements Runnable {
 
     /** Holds an ACK back until the datagram in hand is handled (called on this thread only). */
     void hold(NettyWire.Sender tx, ByteBuf packet, InetAddress to) {
-        if (held == heldTx.length) {
-            heldTx = java.util.Arrays.copyOf(heldTx, held * 2);
-            heldPacket = java.util.Arrays.copyOf(heldPacket, held * 2);
-            heldTo = java.util.Arrays.copyOf(heldTo, held * 2);
-        }
-        heldTx[held] = tx;
-        heldPacket[held] = packet;
-        heldTo[held++] = to;
+        held.add(tx, packet, to);
     }
 
     private void call(Runnable r) {
@@ -259,7 +249,7 @@ final class RecvLoop implements Runnable {
                     break;
                 }
                 total += got;
-                if (held >= ACK_BATCH) {
+                if (held.size() >= ACK_BATCH) {
                     sendHeld();
                 }
             }
@@ -389,13 +379,10 @@ final class RecvLoop implements Runnable {
     }
 
     private void sendHeld() {
-        for (int i = 0; i < held; i++) {
-            heldTx[i].send(heldPacket[i], heldTo[i]);
-            heldTx[i] = null;
-            heldPacket[i] = null;
-            heldTo[i] = null;
+        for (int i = 0; i < held.size(); i++) {
+            held.sender(i).send(held.packet(i), held.to(i));
         }
-        held = 0;
+        held.clear();
     }
 
     private void waitForInput() throws IOException {
