@@ -10,7 +10,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -63,7 +62,7 @@ class NettyWireDropsTest {
     @Test
     void datagramsTheReceiveBufferCouldNotHoldAreCounted() throws Exception {
         Assumptions.assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/net/udp")), "no /proc/net/udp");
-        String net = "127." + ThreadLocalRandom.current().nextInt(16, 250) + "." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+        String net = WirePeer.randomNet();
         InetAddress a = InetAddress.getByName(net + "1");
         InetAddress b = InetAddress.getByName(net + "2");
         wire = new NettyWire(NettyWire.Transport.AUTO, NettyWire.ROCE_PORT, "drops");

@@ -6,14 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.jrdma.hw.rxe.PacketPool;
@@ -49,8 +47,7 @@ class NettyWireGsoTest {
 
     private void addresses() {
         Assumptions.assumeTrue(Epoll.isAvailable(), "epoll not available");
-        String net = "127." + ThreadLocalRandom.current().nextInt(16, 250) + "."
-                + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+        String net = WirePeer.randomNet();
         try {
             a = InetAddress.getByName(net + "1");
             b = InetAddress.getByName(net + "2");
@@ -117,19 +114,7 @@ class NettyWireGsoTest {
     }
 
     private static byte[] receive(DatagramChannel peer) throws Exception {
-        ByteBuffer in = ByteBuffer.allocate(65536);
-        peer.configureBlocking(false);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (peer.receive(in) == null) {
-            if (System.nanoTime() > end) {
-                return null;
-            }
-            Thread.sleep(1);
-        }
-        in.flip();
-        byte[] c = new byte[in.remaining()];
-        in.get(c);
-        return c;
+        return WirePeer.receive(peer, 65536);
     }
 
     private static byte[] tail(byte[] p) {

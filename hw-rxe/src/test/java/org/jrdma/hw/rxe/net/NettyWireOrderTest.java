@@ -10,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -49,7 +48,7 @@ class NettyWireOrderTest {
     /** A wire (epoll: the direct path exists only there) on 127.X.Y.1, a plain socket as its peer on .2. */
     private void open(NettyWire.Receiver rx) throws Exception {
         Assumptions.assumeTrue(Epoll.isAvailable(), "epoll not available");
-        String net = "127." + ThreadLocalRandom.current().nextInt(16, 250) + "." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+        String net = WirePeer.randomNet();
         a = InetAddress.getByName(net + "1");
         b = InetAddress.getByName(net + "2");
         wire = new NettyWire(NettyWire.Transport.EPOLL, NettyWire.ROCE_PORT, "order");

@@ -48,8 +48,7 @@ class NettyWireRecvThreadTest {
 
     private void open(NettyWire.Receiver rx) throws Exception {
         Assumptions.assumeTrue(Epoll.isAvailable(), "epoll not available");
-        String net = "127." + ThreadLocalRandom.current().nextInt(16, 250) + "."
-                + ThreadLocalRandom.current().nextInt(1, 250) + ".";
+        String net = WirePeer.randomNet();
         a = InetAddress.getByName(net + "1");
         b = InetAddress.getByName(net + "2");
         wire = new NettyWire(NettyWire.Transport.EPOLL, PORT, "rt", true);
@@ -72,19 +71,7 @@ class NettyWireRecvThreadTest {
     }
 
     private byte[] receive() throws Exception {
-        ByteBuffer in = ByteBuffer.allocate(9000);
-        peer.configureBlocking(false);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (peer.receive(in) == null) {
-            if (System.nanoTime() > end) {
-                return null;
-            }
-            Thread.sleep(1);
-        }
-        in.flip();
-        byte[] c = new byte[in.remaining()];
-        in.get(c);
-        return c;
+        return WirePeer.receive(peer, 9000);
     }
 
     @Test
