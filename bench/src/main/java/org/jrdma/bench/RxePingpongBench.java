@@ -196,23 +196,37 @@ public class RxePingpongBench {
 
         @Setup(Level.Trial)
         public void setup() throws Exception {
+            open(false);
+        }
+
+        /**
+         * Binds a and b and starts b's echo thread; {@code spinning}: both sockets non-blocking, the echo
+         * thread spinning on its receive.
+         */
+        void open(boolean spinning) throws Exception {
             String net = RxePair.randomLoopbackNet();
             a = DatagramChannel.open(StandardProtocolFamily.INET).bind(new InetSocketAddress(net + "1", UdpPair.PORT));
             b = DatagramChannel.open(StandardProtocolFamily.INET).bind(new InetSocketAddress(net + "2", UdpPair.PORT));
+            a.configureBlocking(!spinning);
+            b.configureBlocking(!spinning);
             addrB = new InetSocketAddress(net + "2", UdpPair.PORT);
             echo = new Thread(() -> {
                 ByteBuffer buf = ByteBuffer.allocateDirect(64);
                 try {
-                    while (true) {
+                    while (b.isOpen()) {
                         buf.clear();
                         java.net.SocketAddress from = b.receive(buf);
+                        if (from == null) { // non-blocking and nothing there
+                            Thread.onSpinWait();
+                            continue;
+                        }
                         buf.flip();
                         b.send(buf, from);
                     }
                 } catch (java.io.IOException e) {
                     // closed: done
                 }
-            }, "udp-echo");
+            }, spinning ? "udp-echo-spin" : "udp-echo");
             echo.setDaemon(true);
             echo.start();
         }
@@ -273,38 +287,14 @@ public class RxePingpongBench {
     /**
      * The busy-polling counterpart of the chained pingpong's transport: both ends spin on non-blocking
      * receives (the echo thread too), so neither waits for a wakeup; compare with rcPingpongChained run
-     * with {@code -Djrdma.rxe.net.busyPoll=true}, where both rxe event loops spin in epoll_wait(0).
+     * with {@code -Djrdma.rxe.net.busyPoll=true}, where both rxe receive threads spin on their sockets.
      */
     @State(Scope.Thread)
     public static class UdpSpinBoth extends Udp {
         @Override
         @Setup(Level.Trial)
         public void setup() throws Exception {
-            String net = RxePair.randomLoopbackNet();
-            a = DatagramChannel.open(StandardProtocolFamily.INET).bind(new InetSocketAddress(net + "1", UdpPair.PORT));
-            b = DatagramChannel.open(StandardProtocolFamily.INET).bind(new InetSocketAddress(net + "2", UdpPair.PORT));
-            a.configureBlocking(false);
-            b.configureBlocking(false);
-            addrB = new InetSocketAddress(net + "2", UdpPair.PORT);
-            echo = new Thread(() -> {
-                ByteBuffer buf = ByteBuffer.allocateDirect(64);
-                try {
-                    while (b.isOpen()) {
-                        buf.clear();
-                        java.net.SocketAddress from = b.receive(buf);
-                        if (from == null) {
-                            Thread.onSpinWait();
-                            continue;
-                        }
-                        buf.flip();
-                        b.send(buf, from);
-                    }
-                } catch (java.io.IOException e) {
-                    // closed: done
-                }
-            }, "udp-echo-spin");
-            echo.setDaemon(true);
-            echo.start();
+            open(true);
         }
     }
 
