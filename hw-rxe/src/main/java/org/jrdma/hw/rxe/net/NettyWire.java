@@ -602,11 +602,15 @@ public final class NettyWire implements RxeWire, AutoCloseable {
          */
         @Override
         public void send(ByteBuf packet, InetAddress to) {
-            if (!(reading && q.isEmpty() && !scheduled.get() && ch.eventLoop().inEventLoop())
-                    && direct != null && loopIdle() && sendDirect(packet, to)) {
+            if (!inReadBatch() && direct != null && loopIdle() && sendDirect(packet, to)) {
                 return;
             }
             offer(new DatagramPacket(packet, new InetSocketAddress(to, port)));
+        }
+
+        /** On the event loop inside a read batch, with nothing of this channel queued before. */
+        private boolean inReadBatch() {
+            return reading && q.isEmpty() && !scheduled.get() && ch.eventLoop().inEventLoop();
         }
 
         /**
@@ -647,9 +651,12 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             return true;
         }
 
-        /** The event loop's ways: written in its read batch, or queued for {@link #run}. */
+        /**
+         * The event loop's ways: written in its read batch, or queued for {@link #run}. {@link #send} has
+         * tried sendto(2) already; a SegmentedDatagramPacket only goes through the event loop.
+         */
         private void offer(DatagramPacket p) {
-            if (reading && q.isEmpty() && !scheduled.get() && ch.eventLoop().inEventLoop()) {
+            if (inReadBatch()) {
                 // answering from inside a read (an ACK, a reply posted by a completion handler): written
                 // now, flushed once when the read batch ends (Rx.channelReadComplete), with sendmmsg
                 // when there is more than one
@@ -657,10 +664,6 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 if (!dirty.contains(this)) {
                     dirty.add(this);
                 }
-                return;
-            }
-            if (direct != null && !(p instanceof io.netty.channel.unix.SegmentedDatagramPacket) && loopIdle()
-                    && sendDirect(p.content(), p.recipient().getAddress())) {
                 return;
             }
             if (!BATCH) {
