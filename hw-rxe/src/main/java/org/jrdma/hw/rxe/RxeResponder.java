@@ -451,7 +451,13 @@ final class RxeResponder {
     private void duplicate(RxeQp qp, RxePacket p) {
         RxeQp.Replay r = qp.replayIfAny();
         if (p.has(RxeMask.SEND) || p.has(RxeMask.WRITE)) {
-            sendAck(qp, Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), psnAdd(qp.respPsn, -1));
+            // C9-105: acknowledge again. A duplicate that asks for an ACK (the END of a resent message, or
+            // a requester's probe) gets the newest PSN, as rxe does; one that does not gets its own PSN.
+            // Why: rxe's completer completes a WQE on a second ACK for its last PSN even while its requester
+            // is still resending that WQE; the application's next post then wraps rxe's small send ring onto
+            // the requester's index, and that QP never sends again (the rc-64k interop stall, NOTES.md).
+            int ackPsn = p.ackReq() ? psnAdd(qp.respPsn, -1) : p.psn();
+            sendAck(qp, Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), ackPsn);
         } else if (p.has(RxeMask.READ)) {
             // reads are idempotent: execute the request again from its own RETH, if it falls in a READ
             // executed before (rxe's find_resource; none: class D, dropped). A re-read from inside that READ

@@ -447,4 +447,34 @@ class RxeHostilePacketTest {
         expectAck(0x1f, PSN, 1);
         assertEquals(1, bed.counter(RxeCounter.DUPLICATE_REQUEST));
     }
+
+    /**
+     * A resent 4-packet WRITE that was received in full: its FIRST and MIDDLEs (no AckReq) are ACKed at their
+     * own PSNs, its LAST (AckReq) at the newest PSN. Never a second ACK for the message's last PSN before the
+     * resend's LAST: rxe's completer would complete the WQE its requester is still resending (NOTES.md).
+     */
+    @Test
+    void resentMessageIsAckedAtEachDuplicatesPsnUntilItsLast() throws Exception {
+        Side s = rc();
+        RxeOpcode[] ops = {RxeOpcode.RC_RDMA_WRITE_FIRST, RxeOpcode.RC_RDMA_WRITE_MIDDLE,
+            RxeOpcode.RC_RDMA_WRITE_MIDDLE, RxeOpcode.RC_RDMA_WRITE_LAST};
+        byte[][] msg = new byte[4][];
+        for (int i = 0; i < 4; i++) {
+            boolean last = i == 3;
+            msg[i] = RxeWireBed.packet(ops[i], s.qpn(), PSN + i, last, MTU);
+            if (i == 0) {
+                Reth.encode(wrap(msg[0]), ops[0].rethOffset(), s.mr.iova(), s.mr.rkey(), 4 * MTU);
+            }
+            inject(msg[i]);
+        }
+        expectAck(0x1f, PSN + 3, 1); // the first transmission: one ACK, for the LAST
+        inject(writeOnly(s, PSN + 4, 8)); // and a newer message after it
+        expectAck(0x1f, PSN + 4, 2);
+        for (int i = 0; i < 4; i++) { // the requester's timer fired: the 4-packet message again
+            inject(msg[i]);
+            expectAck(0x1f, i == 3 ? PSN + 4 : PSN + i, 2);
+        }
+        assertEquals(4, bed.counter(RxeCounter.DUPLICATE_REQUEST));
+        bed.quiet(20);
+    }
 }
