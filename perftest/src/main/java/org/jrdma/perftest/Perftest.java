@@ -129,7 +129,7 @@ public final class Perftest {
     /** As a Gogo command: returns for status 0, else throws {@link CommandFailure} with perftest's stderr text. */
     public void execute(IbCore core, RdmaCm cm, PrintStream out, PrintStream err, String... args) {
         StringBuilder stderr = new StringBuilder();
-        int status = main(core, cm, out, stderr, args) & 0xff;
+        int status = main(core, cm, out, stderr, err, args) & 0xff;
         out.flush();
         if (status != 0) {
             String s = stderr.toString();
@@ -145,7 +145,7 @@ public final class Perftest {
     public int run(IbCore core, RdmaCm cm, PrintStream out, PrintStream err, String... args) {
         StringBuilder stderr = new StringBuilder();
         try {
-            return main(core, cm, out, stderr, args) & 0xff;
+            return main(core, cm, out, stderr, err, args) & 0xff;
         } finally {
             out.flush();
             err.print(stderr);
@@ -167,7 +167,11 @@ public final class Perftest {
         return new Exit(status);
     }
 
-    int main(IbCore core, RdmaCm cm, PrintStream out, StringBuilder err, String[] args) {
+    /**
+     * One run: perftest's stdout to {@code out}; its stderr text to {@code err}, except warnings (the run goes
+     * on), which go to {@code warn} at once, where perftest prints them.
+     */
+    int main(IbCore core, RdmaCm cm, PrintStream out, StringBuilder err, PrintStream warn, String[] args) {
         Params p = new Params(verb, tst, name);
         int r;
         try {
@@ -181,7 +185,7 @@ public final class Perftest {
             }
             return 1;
         }
-        Run run = new Run(p, core, cm, out, err);
+        Run run = new Run(p, core, cm, out, err, warn);
         try {
             run.main();
             return 0;
@@ -204,6 +208,7 @@ public final class Perftest {
         final RdmaCm cm;
         final PrintStream out;
         final StringBuilder err;
+        final PrintStream warn;
         final IbClient owner;
 
         IbDevice dev;
@@ -226,12 +231,13 @@ public final class Perftest {
         long[] tcompleted;
         DurationClock clock;
 
-        Run(Params p, IbCore core, RdmaCm cm, PrintStream out, StringBuilder err) {
+        Run(Params p, IbCore core, RdmaCm cm, PrintStream out, StringBuilder err, PrintStream warn) {
             this.p = p;
             this.core = core;
             this.cm = cm;
             this.out = out;
             this.err = err;
+            this.warn = warn;
             String prog = name;
             this.owner = new IbClient() {
                 @Override
@@ -518,15 +524,14 @@ public final class Perftest {
             // ctx_set_max_inline: no jrdma device is one perftest recognizes
             if (p.inlineSize != Params.DEF_INLINE) {
                 out.print(RESULT_LINE);
-                err.append("Device not recognized to implement inline feature. Disabling it\n");
+                warn("Device not recognized to implement inline feature. Disabling it\n");
             }
             p.inlineSize = 0;
             if (verb == Verb.READ || verb == Verb.ATOMIC) {
                 int max = dev.queryDevice().maxQpRdAtom();
                 if (p.outReads > max) {
                     out.print(RESULT_LINE);
-                    err.append(" Number of outstanding reads is above max = ").append(max).append('\n');
-                    err.append(" Changing to that max value\n");
+                    warn(" Number of outstanding reads is above max = " + max + "\n Changing to that max value\n");
                     p.outReads = max;
                 } else if (p.outReads <= 0) {
                     p.outReads = max;
@@ -830,6 +835,17 @@ public final class Perftest {
         }
 
         // ------------------------------------------------------------------ printing
+
+        /** A warning on stderr (the run goes on): out first, so it lands where perftest's would. */
+        void warn(String text) {
+            if (warn == null) {
+                err.append(text);
+                return;
+            }
+            out.flush();
+            warn.print(text);
+            warn.flush();
+        }
 
         void printTestInfo() {
             StringBuilder o = new StringBuilder();

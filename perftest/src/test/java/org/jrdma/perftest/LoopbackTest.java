@@ -165,6 +165,20 @@ class LoopbackTest {
         }
     }
 
+    /**
+     * On a terminal perftest's inline warning (stderr) follows the dashes it printed to stdout just before,
+     * ahead of the header: it is printed when it happens, not kept for the end of the run.
+     */
+    @Test
+    void readBwWarningIsWhereATerminalShowsIt() throws Exception {
+        Side[] s = pair("ib_read_bw", "-n", "5", "-s", "64");
+        for (Side side : s) {
+            assertTrue(side.tty().startsWith(DASHES + "\nDevice not recognized to implement inline feature. Disabling it\n"),
+                    side.tty());
+            assertEquals("Device not recognized to implement inline feature. Disabling it\n", side.err());
+        }
+    }
+
     @Test
     void readBw() throws Exception {
         Side[] s = pair("ib_read_bw", "-n", "200", "-s", "16384");

@@ -2,6 +2,7 @@ package org.jrdma.perftest;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
@@ -19,6 +20,8 @@ final class Side {
     final String[] args;
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    /** stdout and stderr as one terminal shows them, interleaved in the order they were written. */
+    private final ByteArrayOutputStream tty = new ByteArrayOutputStream();
     final CountDownLatch listening = new CountDownLatch(1);
     /** A copy of the run's registered buffer at its end. */
     final AtomicReference<byte[]> buffer = new AtomicReference<>();
@@ -34,8 +37,8 @@ final class Side {
             b.get(copy);
             buffer.set(copy);
         };
-        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        PrintStream o = new PrintStream(tee(out), true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(tee(err), true, StandardCharsets.UTF_8);
         thread = new Thread(() -> status = tool.run(core, cm, o, e, args), name + " " + String.join(" ", args));
         thread.setDaemon(true);
     }
@@ -71,6 +74,32 @@ final class Side {
 
     String err() {
         return err.toString(StandardCharsets.UTF_8);
+    }
+
+    String tty() {
+        synchronized (tty) {
+            return tty.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    private OutputStream tee(ByteArrayOutputStream own) {
+        return new OutputStream() {
+            @Override
+            public void write(int b) {
+                own.write(b);
+                synchronized (tty) {
+                    tty.write(b);
+                }
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                own.write(b, off, len);
+                synchronized (tty) {
+                    tty.write(b, off, len);
+                }
+            }
+        };
     }
 
     static int freePort() throws IOException {
