@@ -3,10 +3,8 @@ package org.jrdma.ib.tools;
 import org.jrdma.ib.core.cli.Getopt;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.Semaphore;
 
@@ -460,17 +458,8 @@ final class Pingpong extends PingpongTool {
         // -------------------------------------------------------------- the TCP exchange
 
         Dest clientExchDest(String host, int port, Dest my) {
-            SocketChannel sock;
-            try {
-                sock = Tcp.connect(host, port);
-            } catch (UnknownHostException e) {
-                err.append("Name or service not known for ").append(host).append(':').append(port).append('\n');
-                return null;
-            } catch (ClosedByInterruptException e) {
-                throw interrupted();
-            }
+            SocketChannel sock = connectTo(host, port, err);
             if (sock == null) {
-                err.append("Couldn't connect to ").append(host).append(':').append(port).append('\n');
                 return null;
             }
             try (SocketChannel s = sock) {
@@ -507,26 +496,8 @@ final class Pingpong extends PingpongTool {
         }
 
         Dest serverExchDest(int port, int myPsn, Dest my) {
-            ServerSocketChannel listener;
-            try {
-                listener = Tcp.listen(port);
-            } catch (ClosedByInterruptException e) {
-                throw interrupted();
-            } catch (IOException e) {
-                err.append("Couldn't listen to port ").append(port).append('\n');
-                return null;
-            }
-            SocketChannel conn;
-            try (ServerSocketChannel l = listener) {
-                Runnable hook = listening;
-                if (hook != null) {
-                    hook.run();
-                }
-                conn = l.accept();
-            } catch (ClosedByInterruptException e) {
-                throw interrupted();
-            } catch (IOException e) {
-                err.append("accept() failed\n");
+            SocketChannel conn = acceptOn(port, err);
+            if (conn == null) {
                 return null;
             }
             try (SocketChannel c = conn) {

@@ -1,6 +1,11 @@
 package org.jrdma.ib.tools;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.UnknownHostException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.Random;
 
@@ -329,6 +334,48 @@ public abstract class PingpongTool {
         } catch (org.jrdma.ib.core.VerbsException e) {
             err.append("Couldn't request CQ notification\n");
             throw exit(1);
+        }
+    }
+
+    /** The client's side of {@code pp_client_exch_dest} up to the connect: null after the real tool's message. */
+    static SocketChannel connectTo(String host, int port, StringBuilder err) {
+        SocketChannel sock;
+        try {
+            sock = Tcp.connect(host, port);
+        } catch (UnknownHostException e) {
+            err.append("Name or service not known for ").append(host).append(':').append(port).append('\n');
+            return null;
+        } catch (ClosedByInterruptException e) {
+            throw interrupted();
+        }
+        if (sock == null) {
+            err.append("Couldn't connect to ").append(host).append(':').append(port).append('\n');
+        }
+        return sock;
+    }
+
+    /** The server's side of {@code pp_server_exch_dest} up to the accept: null after the real tool's message. */
+    final SocketChannel acceptOn(int port, StringBuilder err) {
+        ServerSocketChannel listener;
+        try {
+            listener = Tcp.listen(port);
+        } catch (ClosedByInterruptException e) {
+            throw interrupted();
+        } catch (IOException e) {
+            err.append("Couldn't listen to port ").append(port).append('\n');
+            return null;
+        }
+        try (ServerSocketChannel l = listener) {
+            Runnable hook = listening;
+            if (hook != null) {
+                hook.run();
+            }
+            return l.accept();
+        } catch (ClosedByInterruptException e) {
+            throw interrupted();
+        } catch (IOException e) {
+            err.append("accept() failed\n");
+            return null;
         }
     }
 }
