@@ -46,6 +46,9 @@ final class EpollDgram {
     private static final MethodHandle SENDMMSG;
     private static final MethodHandle RECVMSG;
     private static final MethodHandle SEGMENT_SIZE;
+    private static final MethodHandle SET_MEMORY_ADDRESS;
+    private static final MethodHandle SET_COUNT;
+    private static final MethodHandle SET_SEGMENT_SIZE;
     private static final MethodHandle SENDER_ADDR;
     private static final MethodHandle SENDER_ADDR_LEN;
     private static final MethodHandle SENDER_PORT;
@@ -58,7 +61,7 @@ final class EpollDgram {
         Constructor<?> newArray = null;
         Method releaseArray = null;
         MethodHandle newPacket = null, init = null, sendmmsg = null, recvmsg = null, seg = null,
-                addr = null, addrLen = null, port = null, scope = null;
+                addr = null, addrLen = null, port = null, scope = null, setAddr = null, setCount = null, setSeg = null;
         Field ipv6 = null;
         Class<?> packet = null;
         try {
@@ -86,6 +89,9 @@ final class EpollDgram {
             rm.setAccessible(true);
             recvmsg = l.unreflect(rm).asType(MethodType.methodType(int.class, int.class, boolean.class, Object.class));
             seg = getter(l, packet, "segmentSize");
+            setAddr = setter(l, packet, "memoryAddress");
+            setCount = setter(l, packet, "count");
+            setSeg = setter(l, packet, "segmentSize");
             addr = getter(l, packet, "senderAddr");
             addrLen = getter(l, packet, "senderAddrLen");
             port = getter(l, packet, "senderPort");
@@ -107,6 +113,9 @@ final class EpollDgram {
         SENDMMSG = sendmmsg;
         RECVMSG = recvmsg;
         SEGMENT_SIZE = seg;
+        SET_MEMORY_ADDRESS = setAddr;
+        SET_COUNT = setCount;
+        SET_SEGMENT_SIZE = setSeg;
         SENDER_ADDR = addr;
         SENDER_ADDR_LEN = addrLen;
         SENDER_PORT = port;
@@ -119,6 +128,12 @@ final class EpollDgram {
         Field f = c.getDeclaredField(name);
         f.setAccessible(true);
         return l.unreflectGetter(f).asType(MethodType.methodType(f.getType(), Object.class));
+    }
+
+    private static MethodHandle setter(MethodHandles.Lookup l, Class<?> c, String name) throws ReflectiveOperationException {
+        Field f = c.getDeclaredField(name);
+        f.setAccessible(true);
+        return l.unreflectSetter(f).asType(MethodType.methodType(void.class, Object.class, f.getType()));
     }
 
     private EpollDgram() {
@@ -219,10 +234,26 @@ final class EpollDgram {
             iovs++;
         }
 
-        /** Ends the datagram begun last. */
+        /** Per datagram slot: the destination its recipient fields were last set for. */
+        private final InetSocketAddress[] slotTo = new InetSocketAddress[MAX_MSGS];
+
+        /**
+         * Ends the datagram begun last. Netty's {@code init} copies the destination out of a new array each time
+         * ({@code InetAddress.getAddress()}); a slot that last went to the same destination keeps its recipient
+         * fields, so only the iovecs and the segment size are set.
+         */
         void end() {
+            Object m = msgs[count];
+            long iov = iovBase + (long) open * IOV_SIZE;
             try {
-                INIT.invokeExact(msgs[count], iovBase + (long) open * IOV_SIZE, iovs - open, openSeg, openTo);
+                if (slotTo[count] == openTo) {
+                    SET_MEMORY_ADDRESS.invokeExact(m, iov);
+                    SET_COUNT.invokeExact(m, iovs - open);
+                    SET_SEGMENT_SIZE.invokeExact(m, openSeg);
+                } else {
+                    INIT.invokeExact(m, iov, iovs - open, openSeg, openTo);
+                    slotTo[count] = openTo;
+                }
             } catch (Throwable t) {
                 throw new IllegalStateException(t);
             }

@@ -247,6 +247,44 @@ class NettyWireGsoTest {
     }
 
     /**
+     * Datagrams of one sendmmsg to two destinations, in turns, over several corks: the batch's datagram slots keep
+     * the destination they were last set for (no new address array per datagram) and must change it when the
+     * next datagram in that slot goes elsewhere. Each peer gets its own packets, in order.
+     */
+    @Test
+    void eachDatagramGoesToItsOwnDestination() throws Exception {
+        addresses();
+        NettyWire w = wire(a, true, true, (p, s, d, port) -> p.release());
+        Assumptions.assumeTrue(w.isGso(), "no UDP GSO here");
+        InetAddress c = InetAddress.getByAddress(new byte[] {127, b.getAddress()[1], b.getAddress()[2], 3});
+        DatagramChannel peerB = plainPeer(b);
+        DatagramChannel peerC = plainPeer(c);
+        SplittableRandom rnd = new SplittableRandom(6);
+        List<byte[]> toB = new ArrayList<>();
+        List<byte[]> toC = new ArrayList<>();
+        for (int round = 0; round < 6; round++) {
+            w.cork();
+            for (int run = 0; run < 2 + round % 3; run++) {
+                boolean b2 = (run + round) % 2 == 0;
+                for (int i = 0; i < 3; i++) {
+                    byte[] p = packet(rnd, 700);
+                    (b2 ? toB : toC).add(p);
+                    w.send(null, a, b2 ? b : c, 0, direct(p));
+                }
+            }
+            w.uncork();
+        }
+        for (byte[] p : toB) {
+            assertArrayEquals(tail(p), tail(receive(peerB)));
+        }
+        for (byte[] p : toC) {
+            assertArrayEquals(tail(p), tail(receive(peerC)));
+        }
+        assertEquals(null, receive(peerB));
+        assertEquals(null, receive(peerC));
+    }
+
+    /**
      * Wire to wire: a with GSO, b with GRO. b's receive thread gets each GSO datagram in one read (groReads) and
      * hands over exactly the packets a sent (segment k with the ICRC for ID k), in order, each released once.
      */
