@@ -305,7 +305,8 @@ public final class Icrc {
 
     /**
      * {@code [index, index + len)} of a gathered payload's buffer through a duplicate this instance keeps per
-     * buffer (a memory region's buffer is shared by every thread; its own position is never touched).
+     * buffer (a memory region's buffer is shared by every thread; its own position is never touched). The
+     * duplicate keeps the last region's memory reachable until this instance computes over another one.
      */
     private java.nio.ByteBuffer payloadView(java.nio.ByteBuffer src, int index, int len) {
         if (src != payloadSrc) {
