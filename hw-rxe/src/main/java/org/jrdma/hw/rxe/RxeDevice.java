@@ -425,6 +425,18 @@ public final class RxeDevice extends RvtDevice {
         return b;
     }
 
+    /**
+     * The head of a gathered packet ({@link RxeGather}): room for the headers, then the pad (zeroed) and the ICRC;
+     * writerIndex at the end. The payload is not in it.
+     */
+    ByteBuf allocHead(RxeOpcode op, int payload) {
+        int len = org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload) - payload;
+        ByteBuf b = alloc.directBuffer(len, len);
+        b.writerIndex(len);
+        b.setZero(op.length(), len - op.length());
+        return b;
+    }
+
     /** Computes the ICRC and hands the packet to the wire ({@code rxe_xmit_packet}). */
     void xmit(InetAddress src, InetAddress dst, int srcPort, ByteBuf b) {
         srcPort = wire.udpSourcePort(srcPort);
@@ -437,6 +449,33 @@ public final class RxeDevice extends RvtDevice {
             return;
         }
         wire.send(this, src, dst, srcPort, b);
+    }
+
+    /**
+     * {@link #xmit} of a gathered packet ({@link RxeGather}): {@code head} holds the headers ({@code hdrLen} bytes),
+     * then room for pad and ICRC; the payload stays in the memory region until the wire sends it.
+     */
+    void xmitGathered(InetAddress src, InetAddress dst, int srcPort, ByteBuf head, int hdrLen, RxeGather g) {
+        srcPort = wire.udpSourcePort(srcPort);
+        int headLen = head.writerIndex();
+        int len = headLen + g.length;
+        int icrc;
+        Icrc ic = roles.get().txIcrc();
+        if (src instanceof Inet4Address && dst instanceof Inet4Address) {
+            icrc = ic.ipv4(v4(src), v4(dst), 0, Icrc.IPV4_DF, srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
+                    head, 0, hdrLen, g.buffer, g.index, g.length, len);
+        } else {
+            icrc = ic.ipv6(Gid.of(src).raw(), Gid.of(dst).raw(), srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
+                    head, 0, hdrLen, g.buffer, g.index, g.length, len);
+        }
+        Icrc.store(head, 0, headLen, icrc);
+        counters.inc(RxeCounter.SENT_PKTS);
+        if (!up) {
+            head.release();
+            counters.inc(RxeCounter.SEND_ERR);
+            return;
+        }
+        wire.sendGathered(this, src, dst, srcPort, head, hdrLen, g.buffer, g.index, g.length);
     }
 
     static int compute(Icrc icrc, ByteBuf b, int off, int len, InetAddress src, InetAddress dst, int srcPort) {

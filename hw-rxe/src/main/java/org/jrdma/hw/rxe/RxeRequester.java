@@ -37,6 +37,7 @@ import io.netty.buffer.ByteBuf;
 final class RxeRequester {
     private final RxeDevice dev;
     private final Segments local = new Segments(33);
+    private final RxeGather gatherer = new RxeGather();
 
     RxeRequester(RxeDevice dev) {
         this.dev = dev;
@@ -280,7 +281,10 @@ final class RxeRequester {
                 qp.pktsSinceAckReq = 0;
             }
         }
-        ByteBuf b = dev.allocPacket(opc, payload);
+        // a large payload in one direct segment stays in the region: the wire gathers it (RxeGather)
+        boolean gather = payload >= RxeGather.MIN_PAYLOAD && RxeGather.ENABLED && !w.isInline() && dev.wire.gathers()
+                && gatherer.find(local, w.offset, payload);
+        ByteBuf b = gather ? dev.allocHead(opc, payload) : dev.allocPacket(opc, payload);
         boolean se = last && (w.sendFlags() & SendFlags.SOLICITED) != 0 && opc.is(RxeMask.COMP);
         Bth.encode(b, 0, opc.value(), se, false, org.jrdma.hw.rxe.wire.RxeWire.padFor(payload), 0xffff, dqpn,
                 ackReq, psn);
@@ -304,7 +308,7 @@ final class RxeRequester {
                 AtomicEth.encode(b, opc.atmethOffset(), w.remoteAddr(), w.rkey(), w.compareAdd(), 0);
             }
         }
-        if (payload > 0) {
+        if (payload > 0 && !gather) {
             if (w.isInline()) {
                 RxeCopy.toPacket(w.inlineData(), w.offset, b, opc.length(), payload);
             } else {
@@ -336,6 +340,14 @@ final class RxeRequester {
             qp.retransDeadline = System.nanoTime() + Timers.ackTimeoutNanos(qp.timeout());
         }
         dev.counters.inc(RxeCounter.RDMA_SENDS);
-        dev.xmit(src, dst, qp.srcPort, b);
+        if (gather) {
+            try {
+                dev.xmitGathered(src, dst, qp.srcPort, b, opc.length(), gatherer);
+            } finally {
+                gatherer.clear();
+            }
+        } else {
+            dev.xmit(src, dst, qp.srcPort, b);
+        }
     }
 }

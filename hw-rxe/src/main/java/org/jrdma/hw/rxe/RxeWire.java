@@ -22,6 +22,27 @@ public interface RxeWire {
     void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet);
 
     /**
+     * Whether this wire sends gathered packets ({@link #sendGathered}) without joining them first: the requester
+     * then leaves large payloads in the memory region ({@link RxeGather}). Default: false.
+     */
+    default boolean gathers() {
+        return false;
+    }
+
+    /**
+     * Sends one packet in parts: {@code head}'s first {@code hdrLen} readable bytes (BTH and extension headers),
+     * then {@code payloadLen} bytes of {@code payload} from {@code payloadIndex} (a memory region's direct buffer),
+     * then the rest of {@code head} (pad and ICRC, computed over all three). Takes ownership of {@code head}. The
+     * payload is read before the sending thread's {@link #uncork} returns (or before this returns when not
+     * corked), while the QP's roles still run: nothing of the region is referenced afterwards. Default: joins the
+     * parts ({@link RxeGather#join}) and {@link #send}s the packet.
+     */
+    default void sendGathered(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf head, int hdrLen,
+            java.nio.ByteBuffer payload, int payloadIndex, int payloadLen) {
+        send(from, src, dst, srcPort, RxeGather.join(head, hdrLen, payload, payloadIndex, payloadLen));
+    }
+
+    /**
      * The UDP source port the wire really sends from when the engine asks for {@code requested} (the per-QP
      * flow port). The ICRC covers the UDP header, so the device computes it with this port. Default: the
      * requested port (InMemoryWire); a socket wire bound to 4791 returns 4791.

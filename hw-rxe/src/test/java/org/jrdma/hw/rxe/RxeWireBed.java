@@ -67,9 +67,31 @@ final class RxeWireBed implements AutoCloseable {
         }
     }
 
-    /** Records every packet (a copy) and releases the buffer, as a real wire would. */
+    /**
+     * Records every packet (a copy) and releases the buffer, as a real wire would. A gathering one takes gathered
+     * packets ({@link RxeGather}) and records them joined.
+     */
     static final class CaptureWire implements RxeWire {
         final LinkedBlockingQueue<Sent> sent = new LinkedBlockingQueue<>();
+        final boolean gathering;
+        /** Gathered packets recorded. */
+        final java.util.concurrent.atomic.AtomicInteger gathered = new java.util.concurrent.atomic.AtomicInteger();
+
+        CaptureWire(boolean gathering) {
+            this.gathering = gathering;
+        }
+
+        @Override
+        public boolean gathers() {
+            return gathering;
+        }
+
+        @Override
+        public void sendGathered(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf head,
+                int hdrLen, ByteBuffer payload, int payloadIndex, int payloadLen) {
+            gathered.incrementAndGet();
+            RxeWire.super.sendGathered(from, src, dst, srcPort, head, hdrLen, payload, payloadIndex, payloadLen);
+        }
 
         @Override
         public void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet) {
@@ -81,7 +103,7 @@ final class RxeWireBed implements AutoCloseable {
     }
 
     final IbCore core = IbCore.newInstance();
-    final CaptureWire wire = new CaptureWire();
+    final CaptureWire wire;
     final InetAddress local;
     final InetAddress peer;
     final RxeDevice rxe;
@@ -102,6 +124,12 @@ final class RxeWireBed implements AutoCloseable {
 
     /** A device at {@code local} (netdev MTU 1500: active MTU 1024, as in the captures); the peer is {@code peer}. */
     RxeWireBed(String local, String peer) throws Exception {
+        this(local, peer, false);
+    }
+
+    /** @param gathering whether the wire takes gathered packets (as NettyWire with GSO) */
+    RxeWireBed(String local, String peer, boolean gathering) throws Exception {
+        this.wire = new CaptureWire(gathering);
         this.local = InetAddress.getByName(local);
         this.peer = InetAddress.getByName(peer);
         rxe = new RxeDevice("rxe%d", List.of(this.local), 1500, 0x02_00_00_00_00_0bL, wire);

@@ -26,7 +26,8 @@ import io.netty.channel.unix.Socket;
  * datagram per syscall as before.
  *
  * <p>A {@link Batch} (one per thread) holds up to {@value #MAX_MSGS} datagrams, each a run of packet buffers
- * gathered by iovecs: no copy, the kernel joins them and (GSO) cuts the result at the segment size again.
+ * (and, for gathered packets, payloads in memory regions) gathered by iovecs: no copy, the kernel joins them and
+ * (GSO) cuts the result at the segment size again.
  */
 final class EpollDgram {
     /** Datagrams per sendmmsg. */
@@ -45,6 +46,9 @@ final class EpollDgram {
     private static final MethodHandle SENDMMSG;
     private static final MethodHandle RECVMSG;
     private static final MethodHandle SEGMENT_SIZE;
+    private static final MethodHandle SET_MEMORY_ADDRESS;
+    private static final MethodHandle SET_COUNT;
+    private static final MethodHandle SET_SEGMENT_SIZE;
     private static final MethodHandle SENDER_ADDR;
     private static final MethodHandle SENDER_ADDR_LEN;
     private static final MethodHandle SENDER_PORT;
@@ -57,7 +61,7 @@ final class EpollDgram {
         Constructor<?> newArray = null;
         Method releaseArray = null;
         MethodHandle newPacket = null, init = null, sendmmsg = null, recvmsg = null, seg = null,
-                addr = null, addrLen = null, port = null, scope = null;
+                addr = null, addrLen = null, port = null, scope = null, setAddr = null, setCount = null, setSeg = null;
         Field ipv6 = null;
         Class<?> packet = null;
         try {
@@ -85,6 +89,9 @@ final class EpollDgram {
             rm.setAccessible(true);
             recvmsg = l.unreflect(rm).asType(MethodType.methodType(int.class, int.class, boolean.class, Object.class));
             seg = getter(l, packet, "segmentSize");
+            setAddr = setter(l, packet, "memoryAddress");
+            setCount = setter(l, packet, "count");
+            setSeg = setter(l, packet, "segmentSize");
             addr = getter(l, packet, "senderAddr");
             addrLen = getter(l, packet, "senderAddrLen");
             port = getter(l, packet, "senderPort");
@@ -106,6 +113,9 @@ final class EpollDgram {
         SENDMMSG = sendmmsg;
         RECVMSG = recvmsg;
         SEGMENT_SIZE = seg;
+        SET_MEMORY_ADDRESS = setAddr;
+        SET_COUNT = setCount;
+        SET_SEGMENT_SIZE = setSeg;
         SENDER_ADDR = addr;
         SENDER_ADDR_LEN = addrLen;
         SENDER_PORT = port;
@@ -118,6 +128,12 @@ final class EpollDgram {
         Field f = c.getDeclaredField(name);
         f.setAccessible(true);
         return l.unreflectGetter(f).asType(MethodType.methodType(f.getType(), Object.class));
+    }
+
+    private static MethodHandle setter(MethodHandles.Lookup l, Class<?> c, String name) throws ReflectiveOperationException {
+        Field f = c.getDeclaredField(name);
+        f.setAccessible(true);
+        return l.unreflectSetter(f).asType(MethodType.methodType(void.class, Object.class, f.getType()));
     }
 
     private EpollDgram() {
@@ -155,12 +171,20 @@ final class EpollDgram {
     }
 
     /**
-     * Datagrams for one sendmmsg, each a run of buffers (iovecs) with an optional segment size. One per thread
-     * ({@link #batch()}); the buffers stay owned by the caller.
+     * Datagrams for one sendmmsg, each a run of buffers or memory ranges (iovecs) with an optional segment size.
+     * One per thread ({@link #batch()}); the buffers stay owned by the caller. The iovecs are written into memory
+     * of its own (Netty's {@code IovArray} takes only buffers, and a gathered packet's payload is a range of a
+     * memory region).
      */
     static final class Batch {
+        /** iovecs in all: room for {@value #MAX_MSGS} datagrams of up to 64 gathered packets (3 iovecs each). */
+        private static final int IOV_CAP = 4096;
+        private static final int ADDRESS_SIZE = io.netty.util.internal.PlatformDependent.addressSize();
+        private static final int IOV_SIZE = 2 * ADDRESS_SIZE;
         private final Object[] msgs = newPackets(MAX_MSGS);
-        private final IovArray iov = new IovArray();
+        private final java.nio.ByteBuffer iovMem = java.nio.ByteBuffer.allocateDirect(IOV_CAP * IOV_SIZE);
+        private final long iovBase = io.netty.util.internal.PlatformDependent.directBufferAddress(iovMem);
+        private int iovs;
         private int count;
         private int open = -1;
         private int openSeg;
@@ -172,24 +196,64 @@ final class EpollDgram {
 
         /** Starts a datagram to {@code to}; false if the batch is full. */
         boolean begin(InetSocketAddress to, int segmentSize) {
-            if (count == MAX_MSGS || iov.count() >= io.netty.channel.unix.Limits.IOV_MAX - MAX_SEGMENTS) {
+            if (count == MAX_MSGS || iovs > IOV_CAP - 3 * MAX_SEGMENTS) {
                 return false;
             }
-            open = iov.count();
+            open = iovs;
             openSeg = segmentSize;
             openTo = to;
             return true;
         }
 
         /** Adds a direct buffer's readable bytes to the datagram begun last. */
-        boolean add(ByteBuf b) {
-            return iov.add(b, b.readerIndex(), b.readableBytes());
+        void add(ByteBuf b) {
+            add(b, b.readerIndex(), b.readableBytes());
         }
 
-        /** Ends the datagram begun last. */
+        /** Adds {@code len} bytes of a direct buffer from {@code index} to the datagram begun last. */
+        void add(ByteBuf b, int index, int len) {
+            add(b.memoryAddress() + index, len);
+        }
+
+        /** Adds {@code len} bytes of native memory at {@code address} to the datagram begun last. */
+        void add(long address, int len) {
+            if (len == 0) {
+                return;
+            }
+            if (iovs == IOV_CAP) {
+                throw new IllegalStateException("rxe: iovec array full");
+            }
+            long at = iovBase + (long) iovs * IOV_SIZE;
+            if (ADDRESS_SIZE == 8) {
+                io.netty.util.internal.PlatformDependent.putLong(at, address);
+                io.netty.util.internal.PlatformDependent.putLong(at + 8, len);
+            } else {
+                io.netty.util.internal.PlatformDependent.putInt(at, (int) address);
+                io.netty.util.internal.PlatformDependent.putInt(at + 4, len);
+            }
+            iovs++;
+        }
+
+        /** Per datagram slot: the destination its recipient fields were last set for. */
+        private final InetSocketAddress[] slotTo = new InetSocketAddress[MAX_MSGS];
+
+        /**
+         * Ends the datagram begun last. Netty's {@code init} copies the destination out of a new array each time
+         * ({@code InetAddress.getAddress()}); a slot that last went to the same destination keeps its recipient
+         * fields, so only the iovecs and the segment size are set.
+         */
         void end() {
+            Object m = msgs[count];
+            long iov = iovBase + (long) open * IOV_SIZE;
             try {
-                INIT.invokeExact(msgs[count], iov.memoryAddress(open), iov.count() - open, openSeg, openTo);
+                if (slotTo[count] == openTo) {
+                    SET_MEMORY_ADDRESS.invokeExact(m, iov);
+                    SET_COUNT.invokeExact(m, iovs - open);
+                    SET_SEGMENT_SIZE.invokeExact(m, openSeg);
+                } else {
+                    INIT.invokeExact(m, iov, iovs - open, openSeg, openTo);
+                    slotTo[count] = openTo;
+                }
             } catch (Throwable t) {
                 throw new IllegalStateException(t);
             }
@@ -216,7 +280,7 @@ final class EpollDgram {
             count = 0;
             open = -1;
             openTo = null;
-            iov.clear();
+            iovs = 0;
         }
     }
 

@@ -156,6 +156,8 @@ public final class NettyWire implements RxeWire, AutoCloseable {
     public final AtomicLong gsoDatagrams = new AtomicLong();
     /** Packets that left inside GSO datagrams. */
     public final AtomicLong gsoSegments = new AtomicLong();
+    /** Packets that left with their payload gathered from a memory region (not copied; see {@link #sendGathered}). */
+    public final AtomicLong gatheredPackets = new AtomicLong();
     /** Reads that returned a coalesced (GRO) buffer of several packets. */
     public final AtomicLong groReads = new AtomicLong();
     public final AtomicLong received = new AtomicLong();
@@ -424,6 +426,52 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         return port;
     }
 
+    /** {@code dst}, with {@code src}'s scope if it is link-local without one. */
+    private static InetAddress scoped(InetAddress src, InetAddress dst) {
+        if (dst instanceof Inet6Address d6 && d6.isLinkLocalAddress() && d6.getScopeId() == 0
+                && src instanceof Inet6Address s6 && s6.getScopeId() != 0) {
+            try {
+                return Inet6Address.getByAddress(null, d6.getAddress(), s6.getScopeId());
+            } catch (UnknownHostException e) {
+                // keep dst
+            }
+        }
+        return dst;
+    }
+
+    /** Corked (GSO) sends gather: a gathered packet's payload goes from the memory region into the sendmmsg iovecs. */
+    @Override
+    public boolean gathers() {
+        return gso;
+    }
+
+    /**
+     * Held in the cork like any packet, its payload an iovec of its own at the uncork (no copy). Not corked on this
+     * thread, or whenever a packet cannot leave by this thread's sendmmsg (the event loop's queue, one packet per
+     * datagram after a GSO failure), the parts are joined into one packet first: nothing of the memory region is
+     * referenced once the cork is flushed.
+     */
+    @Override
+    public void sendGathered(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf head, int hdrLen,
+            java.nio.ByteBuffer payload, int payloadIndex, int payloadLen) {
+        Cork c = gso ? corks.get() : null;
+        if (c == null || c.depth == 0) {
+            send(from, src, dst, srcPort, org.jrdma.hw.rxe.RxeGather.join(head, hdrLen, payload, payloadIndex, payloadLen));
+            return;
+        }
+        Tx tx = channels.get(src);
+        if (tx == null || closed) {
+            unroutable.incrementAndGet();
+            head.release();
+            return;
+        }
+        sent.incrementAndGet();
+        c.held.add(tx, head, scoped(src, dst), hdrLen, payload, payloadIndex, payloadLen);
+        if (c.held.size() >= Cork.LIMIT) {
+            c.flush();
+        }
+    }
+
     @Override
     public void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet) {
         Tx tx = channels.get(src);
@@ -432,15 +480,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             packet.release();
             return;
         }
-        InetAddress to = dst;
-        if (dst instanceof Inet6Address d6 && d6.isLinkLocalAddress() && d6.getScopeId() == 0
-                && src instanceof Inet6Address s6 && s6.getScopeId() != 0) {
-            try {
-                to = Inet6Address.getByAddress(null, d6.getAddress(), s6.getScopeId());
-            } catch (UnknownHostException e) {
-                // keep dst
-            }
-        }
+        InetAddress to = scoped(src, dst);
         sent.incrementAndGet();
         if (recvLoop != null && packet.getByte(packet.readerIndex()) == RC_ACKNOWLEDGE && recvLoop.inLoop()) {
             recvLoop.hold(tx, packet, to); // sent once the datagram in hand is handled: see RecvLoop
@@ -499,8 +539,8 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         final int[] first = new int[EpollDgram.MAX_MSGS];
         final int[] count = new int[EpollDgram.MAX_MSGS];
         final int[] seg = new int[EpollDgram.MAX_MSGS];
-        ByteBuf[] run = new ByteBuf[64];
-        InetAddress[] runTo = new InetAddress[64];
+        /** One channel's packets of {@link #held}, in order, while they are sent. */
+        final HeldPackets<Tx> run = new HeldPackets<>(64);
         /** The last destination a GSO datagram was begun for, as Netty's sendmmsg wants it. */
         private InetAddress isaOf;
         private InetSocketAddress isa;
@@ -533,23 +573,15 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                     if (tx == null) {
                         continue;
                     }
-                    int r = 0;
                     for (int j = i; j < total; j++) {
                         if (held.sender(j) == tx) {
-                            if (r == run.length) {
-                                run = java.util.Arrays.copyOf(run, r * 2);
-                                runTo = java.util.Arrays.copyOf(runTo, r * 2);
-                            }
-                            runTo[r] = held.to(j);
-                            run[r++] = held.packet(j);
-                            held.take(j);
+                            run.move(held, j);
                         }
                     }
                     try {
-                        tx.sendRun(run, runTo, r, this);
+                        tx.sendRun(run, this);
                     } finally {
-                        java.util.Arrays.fill(run, 0, r, null);
-                        java.util.Arrays.fill(runTo, 0, r, null);
+                        run.clear();
                     }
                 }
             } finally {
@@ -743,31 +775,31 @@ public final class NettyWire implements RxeWire, AutoCloseable {
          * ICRC covers the ID, so segment k's ICRC is changed to the one for ID k
          * ({@link org.jrdma.hw.rxe.wire.IcrcIpv4Span#idDelta}): a Linux rxe peer checks it exactly.
          */
-        void sendRun(ByteBuf[] run, InetAddress[] dst, int n, Cork c) {
-            if (!gsoOk || txClosed || n == 1) { // one packet (a round trip's): sendto as without a cork
+        void sendRun(HeldPackets<Tx> run, Cork c) {
+            int n = run.size();
+            if (!gsoOk || txClosed || n == 1 && !run.gathered(0)) { // one packet (a round trip's): sendto as without a cork
                 for (int i = 0; i < n; i++) {
-                    send(run[i], dst[i]);
+                    send(run.whole(i), run.to(i));
                 }
                 return;
             }
             EpollDgram.Batch bt = c.batch();
             int i = 0;
             while (i < n) {
-                ByteBuf b = run[i];
+                ByteBuf b = run.packet(i);
                 if (!b.hasMemoryAddress()) { // not a device packet (tests): after what is batched, on its own
-                    sendBatch(bt, run, dst, c);
-                    send(b, dst[i]);
+                    sendBatch(bt, run, c);
+                    send(run.whole(i), run.to(i));
                     i++;
                     continue;
                 }
-                int len = b.readableBytes();
-                InetAddress to = dst[i];
+                int len = run.length(i);
+                InetAddress to = run.to(i);
                 int max = Math.min(EpollDgram.MAX_SEGMENTS, EpollDgram.MAX_PAYLOAD / Math.max(len, 1));
                 int k = 1;
                 while (i + k < n && k < max) {
-                    ByteBuf q = run[i + k];
-                    int ql = q.readableBytes();
-                    if (ql > len || ql == 0 || !q.hasMemoryAddress() || !dst[i + k].equals(to)) {
+                    int ql = run.length(i + k);
+                    if (ql > len || ql == 0 || !run.packet(i + k).hasMemoryAddress() || !run.to(i + k).equals(to)) {
                         break;
                     }
                     k++;
@@ -776,15 +808,23 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                     }
                 }
                 if (!bt.begin(c.socketAddress(to, port), k > 1 ? len : 0)) {
-                    sendBatch(bt, run, dst, c);
+                    sendBatch(bt, run, c);
                     continue;
                 }
                 for (int j = 0; j < k; j++) {
-                    ByteBuf q = run[i + j];
+                    ByteBuf q = run.packet(i + j);
                     if (j > 0 && ipv4) {
-                        patchId(q, j, c);
+                        patchId(q, run.length(i + j), j, c);
                     }
-                    bt.add(q);
+                    if (run.gathered(i + j)) { // headers, the payload where it lies, pad and ICRC
+                        int ri = q.readerIndex();
+                        int h = run.hdrLen(i + j);
+                        bt.add(q, ri, h);
+                        bt.add(run.payloadAddress(i + j), run.payloadLen(i + j));
+                        bt.add(q, ri + h, q.readableBytes() - h);
+                    } else {
+                        bt.add(q);
+                    }
                 }
                 bt.end();
                 int m = bt.count() - 1;
@@ -793,19 +833,25 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 c.seg[m] = k > 1 ? len : 0;
                 i += k;
             }
-            sendBatch(bt, run, dst, c);
+            sendBatch(bt, run, c);
         }
 
-        /** Changes the ICRC of a packet that leaves as segment {@code id} of a GSO datagram (IP ID = id). */
-        private void patchId(ByteBuf q, int id, Cork c) {
+        /**
+         * Changes the ICRC of a packet ({@code len} bytes, of which {@code q} holds the last 4) that leaves as
+         * segment {@code id} of a GSO datagram (IP ID = id).
+         */
+        private void patchId(ByteBuf q, int len, int id, Cork c) {
             int ri = q.readerIndex();
-            int len = q.readableBytes();
-            org.jrdma.hw.rxe.wire.Icrc.store(q, ri, len,
-                    org.jrdma.hw.rxe.wire.Icrc.stored(q, ri, len) ^ c.delta(id, len));
+            int in = q.readableBytes();
+            org.jrdma.hw.rxe.wire.Icrc.store(q, ri, in,
+                    org.jrdma.hw.rxe.wire.Icrc.stored(q, ri, in) ^ c.delta(id, len));
         }
 
-        /** Sends the batch's datagrams (sendmmsg, or the event loop for what cannot go at once) and clears it. */
-        private void sendBatch(EpollDgram.Batch bt, ByteBuf[] run, InetAddress[] dst, Cork c) {
+        /**
+         * Sends the batch's datagrams (sendmmsg, or the event loop for what cannot go at once) and clears it. What
+         * does not leave by this sendmmsg is joined into whole packets now ({@link HeldPackets#whole}).
+         */
+        private void sendBatch(EpollDgram.Batch bt, HeldPackets<Tx> run, Cork c) {
             int m = bt.count();
             if (m == 0) {
                 return;
@@ -829,29 +875,39 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 int f = c.first[d];
                 int k = c.count[d];
                 if (d < done) {
+                    int g = 0;
                     for (int j = 0; j < k; j++) {
-                        run[f + j].release();
+                        g += run.gathered(f + j) ? 1 : 0;
+                        run.packet(f + j).release();
+                        run.take(f + j);
                     }
                     if (k > 1) {
                         gsoDatagrams.incrementAndGet();
                         gsoSegments.addAndGet(k);
                     }
+                    if (g > 0) {
+                        gatheredPackets.addAndGet(g);
+                    }
                 } else if (k == 1) {
-                    send(run[f], dst[f]);
+                    send(run.whole(f), run.to(f));
+                    run.take(f);
                 } else if (!gsoOk) { // back to ID 0 and one packet each
                     for (int j = 0; j < k; j++) {
                         if (j > 0 && ipv4) {
-                            patchId(run[f + j], j, c);
+                            patchId(run.packet(f + j), run.length(f + j), j, c);
                         }
-                        send(run[f + j], dst[f + j]);
+                        send(run.whole(f + j), run.to(f + j));
+                        run.take(f + j);
                     }
                 } else {
+                    InetAddress to = run.to(f);
                     io.netty.buffer.CompositeByteBuf all = PacketPool.ALLOC.compositeDirectBuffer(k);
                     for (int j = 0; j < k; j++) {
-                        all.addComponent(true, run[f + j]);
+                        all.addComponent(true, run.whole(f + j));
+                        run.take(f + j);
                     }
                     offer(new io.netty.channel.unix.SegmentedDatagramPacket(all, c.seg[d],
-                            new InetSocketAddress(dst[f], port)));
+                            new InetSocketAddress(to, port)));
                     gsoDatagrams.incrementAndGet();
                     gsoSegments.addAndGet(k);
                 }

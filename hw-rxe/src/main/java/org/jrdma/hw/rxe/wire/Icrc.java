@@ -126,6 +126,54 @@ public final class Icrc {
     }
 
     /**
+     * {@link #ipv4} of a packet whose payload is not in {@code head} but elsewhere (a send gathered from the
+     * memory region, hw-rxe/NOTES.md "Gathered sends"): the packet is {@code head[bthOffset, bthOffset + hdrLen)},
+     * then {@code payloadLen} bytes of {@code payload} from {@code payloadIndex}, then the rest of {@code head}
+     * (pad and ICRC). The ICRC is the one of those bytes laid end to end, exactly as {@link #ipv4} computes it
+     * for the contiguous packet.
+     *
+     * @param hdrLen BTH and extension headers, the bytes of {@code head} before the payload
+     * @param length UDP payload length of the whole packet ({@code head}'s part plus {@code payloadLen})
+     */
+    public int ipv4(int srcAddr, int dstAddr, int ipId, int flagsFragOff, int srcPort, int dstPort, ByteBuf head,
+            int bthOffset, int hdrLen, java.nio.ByteBuffer payload, int payloadIndex, int payloadLen, int length) {
+        gather(payload, payloadIndex, payloadLen, hdrLen);
+        try {
+            return ipv4(srcAddr, dstAddr, ipId, flagsFragOff, srcPort, dstPort, head, bthOffset, length);
+        } finally {
+            gathered = null;
+        }
+    }
+
+    /** {@link #ipv6} of a gathered packet: see the gathered {@link #ipv4}. */
+    public int ipv6(byte[] srcAddr, byte[] dstAddr, int srcPort, int dstPort, ByteBuf head, int bthOffset, int hdrLen,
+            java.nio.ByteBuffer payload, int payloadIndex, int payloadLen, int length) {
+        gather(payload, payloadIndex, payloadLen, hdrLen);
+        try {
+            return ipv6(srcAddr, dstAddr, srcPort, dstPort, head, bthOffset, length);
+        } finally {
+            gathered = null;
+        }
+    }
+
+    /** The payload of the packet being computed, when it is not in the buffer of its headers (else null). */
+    private java.nio.ByteBuffer gathered;
+    private int gatheredIndex;
+    private int gatheredLen;
+    private int gatheredHdrLen;
+
+    private void gather(java.nio.ByteBuffer payload, int index, int len, int hdrLen) {
+        if (hdrLen < Bth.BYTES || len < 0 || index < 0 || index > payload.capacity() - len) {
+            throw new IllegalArgumentException("gathered packet: headers " + hdrLen + ", payload [" + index + ", +"
+                    + len + ") of " + payload.capacity());
+        }
+        gathered = payload;
+        gatheredIndex = index;
+        gatheredLen = len;
+        gatheredHdrLen = hdrLen;
+    }
+
+    /**
      * ICRC of a whole IPv4 or IPv6 packet starting at {@code ipOffset} (IP header, UDP header, BTH ... ICRC),
      * masking a copy of the headers the way rxe_icrc.c does. The UDP payload length comes from the UDP header.
      */
@@ -191,7 +239,19 @@ public final class Icrc {
         CRC32 c = crc;
         c.reset();
         c.update(p, 0, i);
-        update(c, b, bthOffset + Bth.BYTES, length - Bth.BYTES - RxeWire.ICRC_BYTES);
+        java.nio.ByteBuffer g = gathered;
+        if (g == null) {
+            update(c, b, bthOffset + Bth.BYTES, length - Bth.BYTES - RxeWire.ICRC_BYTES);
+        } else {
+            // headers after the BTH, the payload where it lies, then the pad that follows it in the head
+            int inHead = length - gatheredLen;
+            checkLength(inHead);
+            update(c, b, bthOffset + Bth.BYTES, gatheredHdrLen - Bth.BYTES);
+            if (gatheredLen > 0) {
+                c.update(payloadView(g, gatheredIndex, gatheredLen));
+            }
+            update(c, b, bthOffset + gatheredHdrLen, inHead - gatheredHdrLen - RxeWire.ICRC_BYTES);
+        }
         return (int) c.getValue();
     }
 
@@ -243,6 +303,23 @@ public final class Icrc {
         return rootView;
     }
 
+    /**
+     * {@code [index, index + len)} of a gathered payload's buffer through a duplicate this instance keeps per
+     * buffer (a memory region's buffer is shared by every thread; its own position is never touched). The
+     * duplicate keeps the last region's memory reachable until this instance computes over another one.
+     */
+    private java.nio.ByteBuffer payloadView(java.nio.ByteBuffer src, int index, int len) {
+        if (src != payloadSrc) {
+            payloadSrc = src;
+            payloadDup = src.duplicate();
+        }
+        payloadDup.clear();
+        payloadDup.position(index).limit(index + len);
+        return payloadDup;
+    }
+
+    private java.nio.ByteBuffer payloadSrc;
+    private java.nio.ByteBuffer payloadDup;
     private ByteBuf viewRoot;
     private long viewAddr;
     private int viewCap;

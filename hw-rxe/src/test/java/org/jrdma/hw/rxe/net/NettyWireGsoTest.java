@@ -172,6 +172,119 @@ class NettyWireGsoTest {
     }
 
     /**
+     * Hands {@code p} to the wire as a gathered packet: its first {@code hdr} bytes and its pad and ICRC (the last
+     * {@code trailer} bytes) in a head buffer, the bytes between copied into {@code region} at {@code at}.
+     */
+    private static ByteBuf sendGathered(NettyWire w, InetAddress from, InetAddress to, byte[] p, int hdr, int trailer,
+            java.nio.ByteBuffer region, int at) {
+        int pay = p.length - hdr - trailer;
+        region.put(at, p, hdr, pay);
+        ByteBuf head = PacketPool.ALLOC.directBuffer(hdr + trailer, hdr + trailer);
+        head.writeBytes(p, 0, hdr).writeBytes(p, hdr + pay, trailer);
+        w.sendGathered(null, from, to, 0, head, hdr, region, at, pay);
+        return head;
+    }
+
+    /**
+     * Gathered packets (payload in a memory region, headers and ICRC in a head buffer) in a cork with whole ones:
+     * the plain peer gets exactly the packets, in order, with the ICRC of each segment's IP ID, as if they had been
+     * whole; the heads are released, the gathered ones are counted. Uncorked, a gathered packet is joined and sent.
+     */
+    @Test
+    void gatheredPacketsLeaveAsTheWholePacketsWould() throws Exception {
+        addresses();
+        NettyWire w = wire(a, true, true, (p, s, d, port) -> p.release());
+        Assumptions.assumeTrue(w.isGso() && w.gathers(), "no UDP GSO here");
+        DatagramChannel peer = plainPeer(b);
+        SplittableRandom rnd = new SplittableRandom(5);
+        java.nio.ByteBuffer region = java.nio.ByteBuffer.allocateDirect(1 << 20);
+        List<byte[]> sent = new ArrayList<>();
+        List<ByteBuf> heads = new ArrayList<>();
+        sent.add(packet(rnd, 4128)); // FIRST-like: 28 bytes of headers, gathered
+        for (int i = 0; i < 15; i++) {
+            sent.add(packet(rnd, 4112)); // 12 bytes of BTH; one of them whole
+        }
+        sent.add(packet(rnd, 1003)); // pad 1: 3 bytes of payload short of a multiple of 4
+        w.cork();
+        int at = 5;
+        for (int i = 0; i < sent.size(); i++) {
+            byte[] p = sent.get(i);
+            if (i == 7) {
+                ByteBuf whole = direct(p);
+                heads.add(whole);
+                w.send(null, a, b, 0, whole);
+                continue;
+            }
+            int hdr = i == 0 ? 28 : 12;
+            int trailer = i == 16 ? 5 : 4;
+            heads.add(sendGathered(w, a, b, p, hdr, trailer, region, at));
+            at += p.length + 1;
+        }
+        assertEquals(1, heads.get(0).refCnt(), "held until the uncork");
+        w.uncork();
+        int[] ids = new int[sent.size()];
+        for (int i = 0; i < sent.size(); i++) {
+            byte[] r = receive(peer);
+            assertTrue(r != null, "datagram " + i + " arrived");
+            assertEquals(sent.get(i).length, r.length, "datagram " + i);
+            assertArrayEquals(tail(sent.get(i)), tail(r), "datagram " + i);
+            ids[i] = icrcId(r);
+        }
+        int[] want = {0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+        assertArrayEquals(want, ids, "the IP ID each packet's ICRC is for");
+        assertEquals(16, w.gatheredPackets.get());
+        assertEquals(2, w.gsoDatagrams.get());
+        for (ByteBuf h : heads) {
+            assertEquals(0, h.refCnt(), "released once");
+        }
+        // not corked: joined, then sent as any packet
+        byte[] lone = packet(rnd, 2000);
+        ByteBuf head = sendGathered(w, a, b, lone, 12, 4, region, 0);
+        assertArrayEquals(lone, receive(peer));
+        assertEquals(0, head.refCnt());
+        assertEquals(16, w.gatheredPackets.get(), "joined, not gathered");
+        assertEquals(null, receive(peer) == null ? null : "more", "nothing else arrived");
+    }
+
+    /**
+     * Datagrams of one sendmmsg to two destinations, in turns, over several corks: the batch's datagram slots keep
+     * the destination they were last set for (no new address array per datagram) and must change it when the
+     * next datagram in that slot goes elsewhere. Each peer gets its own packets, in order.
+     */
+    @Test
+    void eachDatagramGoesToItsOwnDestination() throws Exception {
+        addresses();
+        NettyWire w = wire(a, true, true, (p, s, d, port) -> p.release());
+        Assumptions.assumeTrue(w.isGso(), "no UDP GSO here");
+        InetAddress c = InetAddress.getByAddress(new byte[] {127, b.getAddress()[1], b.getAddress()[2], 3});
+        DatagramChannel peerB = plainPeer(b);
+        DatagramChannel peerC = plainPeer(c);
+        SplittableRandom rnd = new SplittableRandom(6);
+        List<byte[]> toB = new ArrayList<>();
+        List<byte[]> toC = new ArrayList<>();
+        for (int round = 0; round < 6; round++) {
+            w.cork();
+            for (int run = 0; run < 2 + round % 3; run++) {
+                boolean b2 = (run + round) % 2 == 0;
+                for (int i = 0; i < 3; i++) {
+                    byte[] p = packet(rnd, 700);
+                    (b2 ? toB : toC).add(p);
+                    w.send(null, a, b2 ? b : c, 0, direct(p));
+                }
+            }
+            w.uncork();
+        }
+        for (byte[] p : toB) {
+            assertArrayEquals(tail(p), tail(receive(peerB)));
+        }
+        for (byte[] p : toC) {
+            assertArrayEquals(tail(p), tail(receive(peerC)));
+        }
+        assertEquals(null, receive(peerB));
+        assertEquals(null, receive(peerC));
+    }
+
+    /**
      * Wire to wire: a with GSO, b with GRO. b's receive thread gets each GSO datagram in one read (groReads) and
      * hands over exactly the packets a sent (segment k with the ICRC for ID k), in order, each released once.
      */
@@ -242,7 +355,9 @@ class NettyWireGsoTest {
 
     /**
      * Packets sent through the wire's queue (the event loop) before a cork's flush are not overtaken: with the
-     * channel's queue busy, the GSO datagram goes through the queue behind them.
+     * channel's queue busy, the GSO datagram goes through the queue behind them. Gathered packets among them are
+     * joined before the uncork returns: the region's bytes are overwritten right after, and the peer still gets
+     * the bytes as they were.
      */
     @Test
     void aCorkedRunDoesNotOvertakeWhatIsQueued() throws Exception {
@@ -251,6 +366,7 @@ class NettyWireGsoTest {
         Assumptions.assumeTrue(w.isGso(), "no UDP GSO here");
         DatagramChannel peer = plainPeer(b);
         SplittableRandom rnd = new SplittableRandom(4);
+        java.nio.ByteBuffer region = java.nio.ByteBuffer.allocateDirect(8192);
         List<byte[]> sent = new ArrayList<>();
         for (int round = 0; round < 200; round++) {
             // from this thread: one uncorked (sendto, or queued), then a corked run of 4
@@ -262,9 +378,14 @@ class NettyWireGsoTest {
             for (int i = 0; i < 4; i++) {
                 byte[] p = packet(rnd, 1200);
                 sent.add(p);
-                w.send(null, a, b, 0, direct(p));
+                if (i % 2 == 0) {
+                    w.send(null, a, b, 0, direct(p));
+                } else { // gathered: joined if it must wait in the queue, so the region may change right after
+                    sendGathered(w, a, b, p, 12, 4, region, i * 1200);
+                }
             }
             w.uncork();
+            region.put(0, new byte[8192]);
         }
         for (int i = 0; i < sent.size(); i++) {
             byte[] r = receive(peer);

@@ -136,4 +136,49 @@ class IcrcTest {
         change.accept(p);
         return icrc.ofIpPacket(p, 0);
     }
+
+    /**
+     * A gathered packet (headers, then pad and ICRC, in a head buffer; the payload in a region's buffer, direct or
+     * heap, at any index) has the ICRC of the same bytes laid end to end, over IPv4 (with any IP ID) and IPv6, for
+     * every pad count; the region's own position and limit are untouched.
+     */
+    @Test
+    void aGatheredPayloadGivesTheIcrcOfTheContiguousPacket() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(11);
+        Icrc icrc = new Icrc();
+        byte[] s6 = new byte[16];
+        byte[] d6 = new byte[16];
+        rnd.nextBytes(s6);
+        rnd.nextBytes(d6);
+        for (int round = 0; round < 200; round++) {
+            int hdr = round % 3 == 0 ? 28 : 12;
+            int pay = rnd.nextInt(4100);
+            int pad = RxeWire.padFor(pay);
+            int len = hdr + pay + pad + RxeWire.ICRC_BYTES;
+            byte[] whole = new byte[len];
+            for (int i = 0; i < hdr + pay; i++) {
+                whole[i] = (byte) rnd.nextInt(256);
+            }
+            java.nio.ByteBuffer region = round % 2 == 0 ? java.nio.ByteBuffer.allocateDirect(8192)
+                    : java.nio.ByteBuffer.allocate(8192);
+            int at = rnd.nextInt(8192 - pay + 1);
+            region.put(at, whole, hdr, pay);
+            region.position(17).limit(4000);
+            ByteBuf head = Unpooled.directBuffer(len - pay).writeBytes(whole, 0, hdr).writeBytes(whole, hdr + pay,
+                    len - hdr - pay);
+            ByteBuf w = Unpooled.wrappedBuffer(whole);
+            int id = rnd.nextInt(65536);
+            assertEquals(icrc.ipv4(0x7f000001, 0x7f000002, id, Icrc.IPV4_DF, 4791, 4791, w, 0, len),
+                    icrc.ipv4(0x7f000001, 0x7f000002, id, Icrc.IPV4_DF, 4791, 4791, head, 0, hdr, region, at, pay, len),
+                    "IPv4, payload " + pay);
+            assertEquals(icrc.ipv6(s6, d6, 4791, 4791, w, 0, len),
+                    icrc.ipv6(s6, d6, 4791, 4791, head, 0, hdr, region, at, pay, len), "IPv6, payload " + pay);
+            // the next contiguous packet is not taken for a gathered one
+            assertEquals(icrc.ipv4(1, 2, 0, Icrc.IPV4_DF, 4791, 4791, w, 0, len),
+                    new Icrc().ipv4(1, 2, 0, Icrc.IPV4_DF, 4791, 4791, w, 0, len));
+            assertEquals(17, region.position());
+            assertEquals(4000, region.limit());
+            head.release();
+        }
+    }
 }
