@@ -121,6 +121,19 @@ class NettyWireGsoTest {
         return java.util.Arrays.copyOf(p, p.length - 4);
     }
 
+    /** The next datagrams, one per packet of {@code sent}, each the packet but for its ICRC: which IP ID each ICRC is for. */
+    private int[] receiveAll(DatagramChannel peer, List<byte[]> sent) throws Exception {
+        int[] ids = new int[sent.size()];
+        for (int i = 0; i < sent.size(); i++) {
+            byte[] r = receive(peer);
+            assertTrue(r != null, "datagram " + i + " arrived");
+            assertEquals(sent.get(i).length, r.length, "datagram " + i);
+            assertArrayEquals(tail(sent.get(i)), tail(r), "datagram " + i);
+            ids[i] = icrcId(r);
+        }
+        return ids;
+    }
+
     /**
      * One cork: a FIRST-like packet (16 bytes longer), 15 equal ones and a shorter last, then a heap packet (sent
      * on its own, in its place), then two more. The plain peer gets 19 datagrams in order, byte for byte but the
@@ -151,14 +164,7 @@ class NettyWireGsoTest {
         }
         assertEquals(1, bufs.get(0).refCnt(), "held until the uncork");
         w.uncork();
-        int[] ids = new int[sent.size()];
-        for (int i = 0; i < sent.size(); i++) {
-            byte[] r = receive(peer);
-            assertTrue(r != null, "datagram " + i + " arrived");
-            assertEquals(sent.get(i).length, r.length, "datagram " + i);
-            assertArrayEquals(tail(sent.get(i)), tail(r), "datagram " + i);
-            ids[i] = icrcId(r);
-        }
+        int[] ids = receiveAll(peer, sent);
         // [FIRST, first 4112] (a shorter packet may end a GSO datagram), [14 x 4112, 1000] (15: the most that
         // fits 64 KiB), the heap packet alone, [600, 600]
         int[] want = {0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0, 0, 1};
@@ -222,14 +228,7 @@ class NettyWireGsoTest {
         }
         assertEquals(1, heads.get(0).refCnt(), "held until the uncork");
         w.uncork();
-        int[] ids = new int[sent.size()];
-        for (int i = 0; i < sent.size(); i++) {
-            byte[] r = receive(peer);
-            assertTrue(r != null, "datagram " + i + " arrived");
-            assertEquals(sent.get(i).length, r.length, "datagram " + i);
-            assertArrayEquals(tail(sent.get(i)), tail(r), "datagram " + i);
-            ids[i] = icrcId(r);
-        }
+        int[] ids = receiveAll(peer, sent);
         int[] want = {0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
         assertArrayEquals(want, ids, "the IP ID each packet's ICRC is for");
         assertEquals(16, w.gatheredPackets.get());
