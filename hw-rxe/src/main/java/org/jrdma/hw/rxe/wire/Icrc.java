@@ -75,6 +75,11 @@ public final class Icrc {
     public int ipv4(int srcAddr, int dstAddr, int ipId, int flagsFragOff, int srcPort, int dstPort, ByteBuf b,
             int bthOffset, int length) {
         checkLength(length);
+        return finish(pseudoIpv4(srcAddr, dstAddr, ipId, flagsFragOff, srcPort, dstPort, length), b, bthOffset, length);
+    }
+
+    /** Fills the masked LRH, IPv4 and UDP headers of {@link #pseudo}; returns where the BTH goes. */
+    private int pseudoIpv4(int srcAddr, int dstAddr, int ipId, int flagsFragOff, int srcPort, int dstPort, int length) {
         byte[] p = pseudo;
         int i = LRH_BYTES;
         int totalLength = IPV4_HDR_BYTES + UDP_HDR_BYTES + length;
@@ -90,8 +95,7 @@ public final class Icrc {
         put32(p, i + 12, srcAddr);
         put32(p, i + 16, dstAddr);
         i += IPV4_HDR_BYTES;
-        i = putUdp(p, i, srcPort, dstPort, length);
-        return finish(i, b, bthOffset, length);
+        return putUdp(p, i, srcPort, dstPort, length);
     }
 
     /**
@@ -109,6 +113,11 @@ public final class Icrc {
     public int ipv6(byte[] srcAddr, byte[] dstAddr, int srcPort, int dstPort, ByteBuf b, int bthOffset,
             int length) {
         checkLength(length);
+        return finish(pseudoIpv6(srcAddr, dstAddr, srcPort, dstPort, length), b, bthOffset, length);
+    }
+
+    /** Fills the masked LRH, IPv6 and UDP headers of {@link #pseudo}; returns where the BTH goes. */
+    private int pseudoIpv6(byte[] srcAddr, byte[] dstAddr, int srcPort, int dstPort, int length) {
         byte[] p = pseudo;
         int i = LRH_BYTES;
         p[i] = 0x6f; // version 6, traffic class high nibble masked
@@ -121,8 +130,7 @@ public final class Icrc {
         System.arraycopy(srcAddr, 0, p, i + 8, 16);
         System.arraycopy(dstAddr, 0, p, i + 24, 16);
         i += IPV6_HDR_BYTES;
-        i = putUdp(p, i, srcPort, dstPort, length);
-        return finish(i, b, bthOffset, length);
+        return putUdp(p, i, srcPort, dstPort, length);
     }
 
     /**
@@ -137,40 +145,35 @@ public final class Icrc {
      */
     public int ipv4(int srcAddr, int dstAddr, int ipId, int flagsFragOff, int srcPort, int dstPort, ByteBuf head,
             int bthOffset, int hdrLen, java.nio.ByteBuffer payload, int payloadIndex, int payloadLen, int length) {
-        gather(payload, payloadIndex, payloadLen, hdrLen);
-        try {
-            return ipv4(srcAddr, dstAddr, ipId, flagsFragOff, srcPort, dstPort, head, bthOffset, length);
-        } finally {
-            gathered = null;
-        }
+        checkLength(length);
+        return gathered(pseudoIpv4(srcAddr, dstAddr, ipId, flagsFragOff, srcPort, dstPort, length), head, bthOffset,
+                hdrLen, payload, payloadIndex, payloadLen, length);
     }
 
     /** {@link #ipv6} of a gathered packet: see the gathered {@link #ipv4}. */
     public int ipv6(byte[] srcAddr, byte[] dstAddr, int srcPort, int dstPort, ByteBuf head, int bthOffset, int hdrLen,
             java.nio.ByteBuffer payload, int payloadIndex, int payloadLen, int length) {
-        gather(payload, payloadIndex, payloadLen, hdrLen);
-        try {
-            return ipv6(srcAddr, dstAddr, srcPort, dstPort, head, bthOffset, length);
-        } finally {
-            gathered = null;
-        }
+        checkLength(length);
+        return gathered(pseudoIpv6(srcAddr, dstAddr, srcPort, dstPort, length), head, bthOffset, hdrLen, payload,
+                payloadIndex, payloadLen, length);
     }
 
-    /** The payload of the packet being computed, when it is not in the buffer of its headers (else null). */
-    private java.nio.ByteBuffer gathered;
-    private int gatheredIndex;
-    private int gatheredLen;
-    private int gatheredHdrLen;
-
-    private void gather(java.nio.ByteBuffer payload, int index, int len, int hdrLen) {
+    /** The headers after the BTH, the payload where it lies, then the pad that follows it in the head. */
+    private int gathered(int i, ByteBuf head, int bthOffset, int hdrLen, java.nio.ByteBuffer payload, int index,
+            int len, int length) {
         if (hdrLen < Bth.BYTES || len < 0 || index < 0 || index > payload.capacity() - len) {
             throw new IllegalArgumentException("gathered packet: headers " + hdrLen + ", payload [" + index + ", +"
                     + len + ") of " + payload.capacity());
         }
-        gathered = payload;
-        gatheredIndex = index;
-        gatheredLen = len;
-        gatheredHdrLen = hdrLen;
+        int inHead = length - len;
+        checkLength(inHead);
+        CRC32 c = start(i, head, bthOffset);
+        update(c, head, bthOffset + Bth.BYTES, hdrLen - Bth.BYTES);
+        if (len > 0) {
+            c.update(payloadView(payload, index, len));
+        }
+        update(c, head, bthOffset + hdrLen, inHead - hdrLen - RxeWire.ICRC_BYTES);
+        return (int) c.getValue();
     }
 
     /**
@@ -231,7 +234,15 @@ public final class Icrc {
         return i + UDP_HDR_BYTES;
     }
 
+    /** The CRC of the pseudo headers ({@code i} bytes), the masked BTH and the rest of the packet, all in {@code b}. */
     private int finish(int i, ByteBuf b, int bthOffset, int length) {
+        CRC32 c = start(i, b, bthOffset);
+        update(c, b, bthOffset + Bth.BYTES, length - Bth.BYTES - RxeWire.ICRC_BYTES);
+        return (int) c.getValue();
+    }
+
+    /** Puts the masked BTH after the pseudo headers ({@code i} bytes) and starts the CRC over both. */
+    private CRC32 start(int i, ByteBuf b, int bthOffset) {
         byte[] p = pseudo;
         b.getBytes(bthOffset, p, i, Bth.BYTES);
         p[i + 4] = (byte) 0xff; // resv8a: FECN, BECN, resv6a
@@ -239,20 +250,7 @@ public final class Icrc {
         CRC32 c = crc;
         c.reset();
         c.update(p, 0, i);
-        java.nio.ByteBuffer g = gathered;
-        if (g == null) {
-            update(c, b, bthOffset + Bth.BYTES, length - Bth.BYTES - RxeWire.ICRC_BYTES);
-        } else {
-            // headers after the BTH, the payload where it lies, then the pad that follows it in the head
-            int inHead = length - gatheredLen;
-            checkLength(inHead);
-            update(c, b, bthOffset + Bth.BYTES, gatheredHdrLen - Bth.BYTES);
-            if (gatheredLen > 0) {
-                c.update(payloadView(g, gatheredIndex, gatheredLen));
-            }
-            update(c, b, bthOffset + gatheredHdrLen, inHead - gatheredHdrLen - RxeWire.ICRC_BYTES);
-        }
-        return (int) c.getValue();
+        return c;
     }
 
     private void update(CRC32 c, ByteBuf b, int index, int len) {
