@@ -418,11 +418,7 @@ public final class RxeDevice extends RvtDevice {
      * transport writes direct buffers as they are (a heap buffer is copied into a new direct one per packet).
      */
     ByteBuf allocPacket(RxeOpcode op, int payload) {
-        int len = org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload);
-        ByteBuf b = alloc.directBuffer(len, len);
-        b.writerIndex(len);
-        b.setZero(op.length() + payload, len - op.length() - payload);
-        return b;
+        return allocZeroedFrom(org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload), op.length() + payload);
     }
 
     /**
@@ -430,10 +426,14 @@ public final class RxeDevice extends RvtDevice {
      * writerIndex at the end. The payload is not in it.
      */
     ByteBuf allocHead(RxeOpcode op, int payload) {
-        int len = org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload) - payload;
+        return allocZeroedFrom(org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload) - payload, op.length());
+    }
+
+    /** {@code len} direct bytes, writerIndex at the end, zeroed from {@code from} on (pad and ICRC). */
+    private ByteBuf allocZeroedFrom(int len, int from) {
         ByteBuf b = alloc.directBuffer(len, len);
         b.writerIndex(len);
-        b.setZero(op.length(), len - op.length());
+        b.setZero(from, len - from);
         return b;
     }
 
@@ -442,13 +442,9 @@ public final class RxeDevice extends RvtDevice {
         srcPort = wire.udpSourcePort(srcPort);
         int len = b.writerIndex();
         Icrc.store(b, 0, len, compute(roles.get().txIcrc(), b, 0, len, src, dst, srcPort));
-        counters.inc(RxeCounter.SENT_PKTS);
-        if (!up) {
-            b.release();
-            counters.inc(RxeCounter.SEND_ERR);
-            return;
+        if (leaving(b)) {
+            wire.send(this, src, dst, srcPort, b);
         }
-        wire.send(this, src, dst, srcPort, b);
     }
 
     /**
@@ -458,24 +454,28 @@ public final class RxeDevice extends RvtDevice {
     void xmitGathered(InetAddress src, InetAddress dst, int srcPort, ByteBuf head, int hdrLen, RxeGather g) {
         srcPort = wire.udpSourcePort(srcPort);
         int headLen = head.writerIndex();
-        int len = headLen + g.length;
-        int icrc;
         Icrc ic = roles.get().txIcrc();
-        if (src instanceof Inet4Address && dst instanceof Inet4Address) {
-            icrc = ic.ipv4(v4(src), v4(dst), 0, Icrc.IPV4_DF, srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
-                    head, 0, hdrLen, g.buffer, g.index, g.length, len);
-        } else {
-            icrc = ic.ipv6(Gid.of(src).raw(), Gid.of(dst).raw(), srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
-                    head, 0, hdrLen, g.buffer, g.index, g.length, len);
-        }
+        int len = headLen + g.length;
+        int icrc = src instanceof Inet4Address && dst instanceof Inet4Address
+                ? ic.ipv4(v4(src), v4(dst), 0, Icrc.IPV4_DF, srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
+                        head, 0, hdrLen, g.buffer, g.index, g.length, len)
+                : ic.ipv6(Gid.of(src).raw(), Gid.of(dst).raw(), srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
+                        head, 0, hdrLen, g.buffer, g.index, g.length, len);
         Icrc.store(head, 0, headLen, icrc);
+        if (leaving(head)) {
+            wire.sendGathered(this, src, dst, srcPort, head, hdrLen, g.buffer, g.index, g.length);
+        }
+    }
+
+    /** Counts a packet about to leave; false, the packet released and counted as send_err, while the port is down. */
+    private boolean leaving(ByteBuf b) {
         counters.inc(RxeCounter.SENT_PKTS);
         if (!up) {
-            head.release();
+            b.release();
             counters.inc(RxeCounter.SEND_ERR);
-            return;
+            return false;
         }
-        wire.sendGathered(this, src, dst, srcPort, head, hdrLen, g.buffer, g.index, g.length);
+        return true;
     }
 
     static int compute(Icrc icrc, ByteBuf b, int off, int len, InetAddress src, InetAddress dst, int srcPort) {
