@@ -14,13 +14,9 @@ final class RxeCopy {
 
     /** Copies {@code len} bytes starting {@code from} bytes into {@code src} to {@code b} at {@code index}. */
     static void toPacket(Segments src, long from, ByteBuf b, int index, int len) {
-        int i = 0;
-        long skip = from;
-        while (i < src.count() && skip >= src.length(i)) {
-            skip -= src.length(i);
-            i++;
-        }
-        int off = (int) skip;
+        long pos = seek(src, from);
+        int i = segment(pos);
+        int off = offset(pos);
         while (len > 0) {
             int chunk = Math.min(len, src.length(i) - off);
             if (b.hasArray()) {
@@ -42,13 +38,9 @@ final class RxeCopy {
 
     /** Copies {@code len} bytes of {@code b} at {@code index} into {@code dst}, starting {@code at} bytes in. */
     static void fromPacket(ByteBuf b, int index, Segments dst, long at, int len) {
-        int i = 0;
-        long skip = at;
-        while (i < dst.count() && skip >= dst.length(i)) {
-            skip -= dst.length(i);
-            i++;
-        }
-        int off = (int) skip;
+        long pos = seek(dst, at);
+        int i = segment(pos);
+        int off = offset(pos);
         while (len > 0) {
             int chunk = Math.min(len, dst.length(i) - off);
             if (b.hasArray()) {
@@ -64,6 +56,28 @@ final class RxeCopy {
             i++;
             off = 0;
         }
+    }
+
+    /**
+     * Where byte {@code at} of {@code s} lies: its segment in the high and its offset in that segment in the low
+     * 32 bits ({@link #segment}, {@link #offset}); past the end, the segment is {@code s.count()}.
+     */
+    static long seek(Segments s, long at) {
+        int i = 0;
+        long skip = at;
+        while (i < s.count() && skip >= s.length(i)) {
+            skip -= s.length(i);
+            i++;
+        }
+        return (long) i << 32 | skip & 0xffffffffL;
+    }
+
+    static int segment(long pos) {
+        return (int) (pos >>> 32);
+    }
+
+    static int offset(long pos) {
+        return (int) pos;
     }
 
     /** Copies from a byte array (inline data). */

@@ -36,14 +36,10 @@ public final class RxeGather {
      * segment (then {@link #buffer}, {@link #index} and {@link #length} describe them).
      */
     boolean find(Segments src, long from, int len) {
-        int i = 0;
-        long skip = from;
-        int n = src.count();
-        while (i < n && skip >= src.length(i)) {
-            skip -= src.length(i);
-            i++;
-        }
-        if (i == n || skip + len > src.length(i)) {
+        long pos = RxeCopy.seek(src, from);
+        int i = RxeCopy.segment(pos);
+        int skip = RxeCopy.offset(pos);
+        if (i == src.count() || (long) skip + len > src.length(i)) {
             return false;
         }
         ByteBuffer b = src.buffer(i);
@@ -51,7 +47,7 @@ public final class RxeGather {
             return false;
         }
         buffer = b;
-        index = src.offset(i) + (int) skip;
+        index = src.offset(i) + skip;
         length = len;
         return true;
     }
