@@ -65,6 +65,21 @@ public final class RxeWriteProbe {
         return sum;
     }
 
+    /** Bytes each live thread has allocated so far, by thread name and id. */
+    static java.util.Map<String, Long> allocated() {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long[] ids = mx.getAllThreadIds();
+        long[] bytes = mx.getThreadAllocatedBytes(ids);
+        java.util.Map<String, Long> m = new java.util.HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            ThreadInfo ti = mx.getThreadInfo(ids[i]);
+            if (ti != null && bytes[i] >= 0) {
+                m.put(ti.getThreadName() + "#" + ids[i], bytes[i]);
+            }
+        }
+        return m;
+    }
+
     private static void report(String what, int size, long msgs, long nanos, long cpu, long stack) {
         double sec = nanos / 1e9;
         System.out.printf("%s %d B: %.0f msg/s, %.1f MB/s; CPU per message %.1f us (%.2f cores), transport and engine "
@@ -87,6 +102,8 @@ public final class RxeWriteProbe {
         long nanos;
         long cpu;
         long stack;
+        java.util.Map<String, Long> alloc0;
+        java.util.Map<String, Long> alloc;
 
         Window(long ns) {
             end = start + WARMUP_NS + ns;
@@ -103,6 +120,7 @@ public final class RxeWriteProbe {
                 m0 = sent;
                 c0 = processCpu();
                 s0 = stackCpu();
+                alloc0 = allocated();
             }
             return true;
         }
@@ -116,10 +134,24 @@ public final class RxeWriteProbe {
             cpu = processCpu() - c0;
             stack = stackCpu() - s0;
             msgs = sent - m0;
+            alloc = allocated();
         }
 
         void report(String what, int size) {
             RxeWriteProbe.report(what, size, msgs, nanos, cpu, stack);
+            // what each thread allocated per message (threads of one role summed, digits dropped from names)
+            java.util.Map<String, Double> per = new java.util.TreeMap<>();
+            double all = 0;
+            for (var e : alloc.entrySet()) {
+                double b = (e.getValue() - alloc0.getOrDefault(e.getKey(), 0L)) / (double) msgs;
+                all += b;
+                if (b >= 0.05) {
+                    per.merge(e.getKey().replaceAll("[0-9]+", "#").replaceAll("-[0-9a-f]{6,}$", "-*"), b, Double::sum);
+                }
+            }
+            StringBuilder sb = new StringBuilder(String.format("allocated per message: %.1f B in all", all));
+            per.forEach((k, v) -> sb.append(String.format("; %s %.1f B", k, v)));
+            System.out.println(sb);
         }
     }
 

@@ -1,14 +1,21 @@
 package org.jrdma.hw.rxe;
 
+import java.nio.ByteBuffer;
+
 import org.jrdma.sw.rdmavt.Segments;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
 
 /**
- * Copies between resolved memory ({@link Segments}) and packet buffers: bulk copies, without allocating for heap
- * buffers and for plain (pooled) direct buffers, whose internal NIO view is repositioned instead.
+ * Copies between resolved memory ({@link Segments}) and packet buffers: bulk copies that allocate nothing. A
+ * direct packet buffer (also a slice of a GRO receive buffer) is copied by address: its NIO views are new objects
+ * per call for slices and for a pooled buffer's first use, which was most of a 64 KiB WRITE's garbage at the
+ * responder (2 KB per message).
  */
 final class RxeCopy {
+    private static final boolean UNSAFE = PlatformDependent.hasUnsafe();
+
     private RxeCopy() {
     }
 
@@ -19,14 +26,24 @@ final class RxeCopy {
         int off = offset(pos);
         while (len > 0) {
             int chunk = Math.min(len, src.length(i) - off);
+            ByteBuffer m = src.buffer(i);
+            int at = src.offset(i) + off;
             if (b.hasArray()) {
-                src.buffer(i).get(src.offset(i) + off, b.array(), b.arrayOffset() + index, chunk);
+                m.get(at, b.array(), b.arrayOffset() + index, chunk);
+            } else if (UNSAFE && b.hasMemoryAddress() && (m.isDirect() || m.hasArray())) {
+                long dst = b.memoryAddress() + checked(index, chunk, b.capacity());
+                checked(at, chunk, m.capacity());
+                if (m.isDirect()) {
+                    PlatformDependent.copyMemory(PlatformDependent.directBufferAddress(m) + at, dst, chunk);
+                } else {
+                    PlatformDependent.copyMemory(m.array(), m.arrayOffset() + at, dst, chunk);
+                }
             } else if (b.nioBufferCount() == 1) {
-                java.nio.ByteBuffer t = b.internalNioBuffer(index, chunk);
-                t.put(t.position(), src.buffer(i), src.offset(i) + off, chunk);
+                ByteBuffer t = b.internalNioBuffer(index, chunk);
+                t.put(t.position(), m, at, chunk);
             } else {
                 for (int k = 0; k < chunk; k++) {
-                    b.setByte(index + k, src.buffer(i).get(src.offset(i) + off + k));
+                    b.setByte(index + k, m.get(at + k));
                 }
             }
             len -= chunk;
@@ -43,19 +60,37 @@ final class RxeCopy {
         int off = offset(pos);
         while (len > 0) {
             int chunk = Math.min(len, dst.length(i) - off);
+            ByteBuffer m = dst.buffer(i);
+            int to = dst.offset(i) + off;
             if (b.hasArray()) {
-                dst.buffer(i).put(dst.offset(i) + off, b.array(), b.arrayOffset() + index, chunk);
+                m.put(to, b.array(), b.arrayOffset() + index, chunk);
+            } else if (UNSAFE && b.hasMemoryAddress() && !m.isReadOnly() && (m.isDirect() || m.hasArray())) {
+                long src = b.memoryAddress() + checked(index, chunk, b.capacity());
+                checked(to, chunk, m.capacity());
+                if (m.isDirect()) {
+                    PlatformDependent.copyMemory(src, PlatformDependent.directBufferAddress(m) + to, chunk);
+                } else {
+                    PlatformDependent.copyMemory(src, m.array(), m.arrayOffset() + to, chunk);
+                }
             } else if (b.nioBufferCount() == 1) {
-                java.nio.ByteBuffer s = b.internalNioBuffer(index, chunk);
-                dst.buffer(i).put(dst.offset(i) + off, s, s.position(), chunk);
+                ByteBuffer s = b.internalNioBuffer(index, chunk);
+                m.put(to, s, s.position(), chunk);
             } else {
-                dst.buffer(i).put(dst.offset(i) + off, b.nioBuffer(index, chunk), 0, chunk);
+                m.put(to, b.nioBuffer(index, chunk), 0, chunk);
             }
             len -= chunk;
             index += chunk;
             i++;
             off = 0;
         }
+    }
+
+    /**
+     * {@code index} after checking that {@code [index, index + len)} lies in {@code [0, capacity)}: the raw copies
+     * above have no bounds of their own, and a wrong range must fail here, not write outside a buffer.
+     */
+    private static int checked(int index, int len, int capacity) {
+        return java.util.Objects.checkFromIndexSize(index, len, capacity);
     }
 
     /**

@@ -35,7 +35,6 @@ import org.jrdma.sw.rdmavt.RvtQp;
 import org.jrdma.sw.rdmavt.RvtSrq;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 
 /**
  * Soft-RoCE ({@code rxe.c}, {@code rxe_recv.c}): one Ethernet port whose GID table the caller gives, the
@@ -70,7 +69,6 @@ public final class RxeDevice extends RvtDevice {
     final Mtu activeMtu;
     final long nodeGuid;
     final RxeCounters counters = new RxeCounters();
-    final ByteBufAllocator alloc = PacketPool.ALLOC;
     private volatile IcrcCheck icrcCheck = IcrcCheck.EXACT;
     /** The port's bad_pkey_cntr and qkey_viol_cntr (rxe_recv.c check_keys; saturate at 0xffff). */
     private final java.util.concurrent.atomic.AtomicInteger badPkeyCntr = new java.util.concurrent.atomic.AtomicInteger();
@@ -389,7 +387,7 @@ public final class RxeDevice extends RvtDevice {
     /** The retransmit and RNR timers ({@code retransmit_timer}, {@code rnr_nak_timer}). */
     private void tick() {
         long now = System.nanoTime();
-        for (RvtQp q : qps()) {
+        for (RvtQp q : qpArray()) {
             RxeQp qp = (RxeQp) q;
             boolean fire = false;
             if (qp.retransDeadline != 0 && now - qp.retransDeadline >= 0) {
@@ -431,7 +429,7 @@ public final class RxeDevice extends RvtDevice {
 
     /** {@code len} direct bytes, writerIndex at the end, zeroed from {@code from} on (pad and ICRC). */
     private ByteBuf allocZeroedFrom(int len, int from) {
-        ByteBuf b = alloc.directBuffer(len, len);
+        ByteBuf b = PacketPool.buffer(len);
         b.writerIndex(len);
         b.setZero(from, len - from);
         return b;

@@ -64,7 +64,7 @@ public final class RxeGather {
     public static ByteBuf join(ByteBuf head, int hdrLen, ByteBuffer payload, int payloadIndex, int payloadLen) {
         int headLen = head.readableBytes();
         int ri = head.readerIndex();
-        ByteBuf p = PacketPool.ALLOC.directBuffer(headLen + payloadLen, headLen + payloadLen);
+        ByteBuf p = PacketPool.buffer(headLen + payloadLen);
         try {
             p.writeBytes(head, ri, hdrLen);
             p.writeBytes(payload.duplicate().clear().position(payloadIndex).limit(payloadIndex + payloadLen));

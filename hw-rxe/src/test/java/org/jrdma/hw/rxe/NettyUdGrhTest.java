@@ -48,7 +48,7 @@ class NettyUdGrhTest {
 
     @AfterAll
     static void noLeaks() throws Exception {
-        assertEquals(0, LeakCheck.collect(), "Netty reported leaked buffers");
+        assertEquals(0, LeakCheck.collect(), "leaked buffers (Netty's detector, or packet slots not returned)");
     }
 
     final IbClient ulp = new IbClient() {

@@ -54,7 +54,7 @@ class RxeHostilePacketTest {
 
     @AfterAll
     static void noLeaks() throws Exception {
-        assertEquals(0, LeakCheck.collect(), "Netty reported leaked buffers");
+        assertEquals(0, LeakCheck.collect(), "leaked buffers (Netty's detector, or packet slots not returned)");
     }
 
     // ---------------------------------------------------------------- helpers

@@ -38,7 +38,7 @@ class RxeRcTest {
 
     @AfterAll
     static void noLeaks() throws Exception {
-        assertEquals(0, LeakCheck.collect(), "Netty reported leaked buffers");
+        assertEquals(0, LeakCheck.collect(), "leaked buffers (Netty's detector, or packet slots not returned)");
     }
 
     static void fill(ByteBuffer b, int off, int len, int seed) {

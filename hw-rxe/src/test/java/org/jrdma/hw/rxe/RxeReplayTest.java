@@ -63,7 +63,7 @@ class RxeReplayTest {
 
     @AfterAll
     static void noLeaks() throws Exception {
-        assertEquals(0, LeakCheck.collect(), "Netty reported leaked buffers");
+        assertEquals(0, LeakCheck.collect(), "leaked buffers (Netty's detector, or packet slots not returned)");
     }
 
     /** One RoCE packet of a capture. */

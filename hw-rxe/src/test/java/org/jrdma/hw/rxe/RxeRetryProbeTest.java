@@ -91,6 +91,9 @@ class RxeRetryProbeTest {
         ack(s, PSN, 0);
         for (int i = 1; i < 4; i++) {
             RxePacket p = next();
+            while (i == 1 && p.psn() == PSN) {
+                p = next(); // a second probe: on a loaded host the backed-off timer can fire before the ACK is read
+            }
             assertEquals(PSN + i, p.psn());
             assertEquals(i == 3 ? RxeOpcode.RC_RDMA_WRITE_LAST : RxeOpcode.RC_RDMA_WRITE_MIDDLE, p.opcode());
         }

@@ -39,7 +39,7 @@ class RxeUcUdTest {
 
     @AfterAll
     static void noLeaks() throws Exception {
-        assertEquals(0, LeakCheck.collect(), "Netty reported leaked buffers");
+        assertEquals(0, LeakCheck.collect(), "leaked buffers (Netty's detector, or packet slots not returned)");
     }
 
     static void connectUc(Side x, Side y) {

@@ -44,6 +44,7 @@ public abstract class RvtDevice implements DeviceOps {
     protected final DeviceAttr attr;
     public final KeyTable keys;
     private final Map<Integer, RvtQp> qps = new ConcurrentHashMap<>();
+    private volatile QpTable qpTable = QpTable.EMPTY;
     private final AtomicInteger nextQpn = new AtomicInteger(0x11);
     private final AtomicInteger nextPdn = new AtomicInteger(1);
 
@@ -83,12 +84,67 @@ public abstract class RvtDevice implements DeviceOps {
         return new RvtQp(this, ctx, qpn, pd, a, scq, rcq, srq);
     }
 
+    /** The QP of number {@code qpn}, or null: once per received packet, so without boxing the number. */
     public RvtQp qp(int qpn) {
-        return qps.get(qpn);
+        return qpTable.get(qpn);
     }
 
     public Collection<RvtQp> qps() {
         return qps.values();
+    }
+
+    /** Every QP (QP0 and QP1 included) at the time of the call, as an array the caller must not change. */
+    public RvtQp[] qpArray() {
+        return qpTable.all;
+    }
+
+    /**
+     * A copy of {@link #qps} for the lookups on the packet path and for the timers' scans: open addressing over
+     * primitive keys, rebuilt on every create and destroy (rare) and read without locks or allocation.
+     */
+    private static final class QpTable {
+        static final QpTable EMPTY = new QpTable(Map.of());
+        final int[] keys;
+        final RvtQp[] vals;
+        final RvtQp[] all;
+        final int mask;
+
+        QpTable(Map<Integer, RvtQp> m) {
+            int size = Integer.highestOneBit(Math.max(4, m.size() * 2 + 1)) << 1;
+            keys = new int[size];
+            vals = new RvtQp[size];
+            mask = size - 1;
+            all = new RvtQp[m.size()];
+            int n = 0;
+            for (Map.Entry<Integer, RvtQp> e : m.entrySet()) {
+                int i = slot(e.getKey());
+                while (vals[i] != null) {
+                    i = (i + 1) & mask;
+                }
+                keys[i] = e.getKey();
+                vals[i] = e.getValue();
+                all[n++] = e.getValue();
+            }
+        }
+
+        private int slot(int key) {
+            return (key * 0x9E3779B9) >>> 16 & mask;
+        }
+
+        RvtQp get(int key) {
+            for (int i = slot(key);; i = (i + 1) & mask) {
+                RvtQp v = vals[i];
+                if (v == null || keys[i] == key) {
+                    return v;
+                }
+            }
+        }
+    }
+
+    private void qpsChanged() {
+        synchronized (qps) {
+            qpTable = new QpTable(qps);
+        }
     }
 
     private static int randomKeyByte() {
@@ -157,6 +213,7 @@ public abstract class RvtDevice implements DeviceOps {
         } else {
             qps.put(specialKey(a.qpType(), a.portNum()), qp);
         }
+        qpsChanged();
         return qp;
     }
 
@@ -167,7 +224,7 @@ public abstract class RvtDevice implements DeviceOps {
 
     /** The SMI or GSI QP of a port, or null. */
     public RvtQp specialQp(QpType type, int port) {
-        return qps.get(specialKey(type, port));
+        return qpTable.get(specialKey(type, port));
     }
 
     private int allocQpn() {
@@ -200,6 +257,7 @@ public abstract class RvtDevice implements DeviceOps {
         } else {
             qps.remove(qp.qpn, qp);
         }
+        qpsChanged();
         // type 2 windows bound to this QP die with it
         keys.forEach(m -> {
             if (m instanceof RvtMw && ((RvtMw) m).qp == qp) {

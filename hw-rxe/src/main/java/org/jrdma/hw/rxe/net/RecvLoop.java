@@ -279,7 +279,7 @@ final class RecvLoop implements Runnable {
         }
         int n = from.receivedAmount();
         if (n <= SMALL) { // an ACK or a small request: not worth a 9 KiB buffer while it waits for its QP
-            ByteBuf small = PacketPool.ALLOC.directBuffer(n, n);
+            ByteBuf small = PacketPool.buffer(n);
             small.writeBytes(b, 0, n);
             spare = b;
             b = small;
@@ -366,7 +366,7 @@ final class RecvLoop implements Runnable {
             int len = Math.min(seg, n - o);
             ByteBuf b;
             if (len <= SMALL) {
-                b = PacketPool.ALLOC.directBuffer(len, len);
+                b = PacketPool.buffer(len);
                 b.writeBytes(groBuf, base + o, len);
             } else {
                 b = groBuf.retainedSlice(base + o, len);

@@ -285,20 +285,29 @@ public final class Icrc {
 
     /**
      * A NIO view of {@code b}'s bytes {@code [index, index + len)} through a view of its root buffer that this
-     * instance keeps while the root stays the same (the receive buffers of GRO reads are reused, so this allocates
-     * once per buffer, not per packet). Not the root's internal NIO buffer: several slices of one root may be
-     * checked at once on different threads.
+     * instance keeps while the root stays the same. A receive thread reads into a ring of up to eight GRO buffers
+     * in turn, so the last {@value #VIEWS} roots keep theirs: a view is made once per buffer, not per read.
+     * Not the root's internal NIO buffer: several slices of one root may be checked at once on different threads.
      */
     private java.nio.ByteBuffer view(ByteBuf root, ByteBuf b, int index, int len) {
-        if (root != viewRoot || root.memoryAddress() != viewAddr || root.capacity() != viewCap) {
-            viewRoot = root;
-            viewAddr = root.memoryAddress();
-            viewCap = root.capacity();
-            rootView = root.nioBuffer(0, viewCap);
+        long addr = root.memoryAddress();
+        int cap = root.capacity();
+        int k = 0;
+        while (k < VIEWS && !(viewRoot[k] == root && viewAddr[k] == addr && viewCap[k] == cap)) {
+            k++;
         }
-        int off = (int) (b.memoryAddress() + index - viewAddr);
-        rootView.limit(off + len).position(off);
-        return rootView;
+        if (k == VIEWS) {
+            k = nextView;
+            nextView = (nextView + 1) % VIEWS;
+            viewRoot[k] = root;
+            viewAddr[k] = addr;
+            viewCap[k] = cap;
+            rootView[k] = root.nioBuffer(0, cap);
+        }
+        int off = (int) (b.memoryAddress() + index - addr);
+        java.nio.ByteBuffer v = rootView[k];
+        v.limit(off + len).position(off);
+        return v;
     }
 
     /**
@@ -318,10 +327,12 @@ public final class Icrc {
 
     private java.nio.ByteBuffer payloadSrc;
     private java.nio.ByteBuffer payloadDup;
-    private ByteBuf viewRoot;
-    private long viewAddr;
-    private int viewCap;
-    private java.nio.ByteBuffer rootView;
+    private static final int VIEWS = 8;
+    private final ByteBuf[] viewRoot = new ByteBuf[VIEWS];
+    private final long[] viewAddr = new long[VIEWS];
+    private final int[] viewCap = new int[VIEWS];
+    private final java.nio.ByteBuffer[] rootView = new java.nio.ByteBuffer[VIEWS];
+    private int nextView;
 
     private static void checkLength(int length) {
         if (length < Bth.BYTES + RxeWire.ICRC_BYTES) {
