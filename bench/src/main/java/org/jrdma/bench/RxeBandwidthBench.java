@@ -76,8 +76,16 @@ public class RxeBandwidthBench {
         public String op;
         @Param({"64", "4096", "65536", "1048576"})
         public int size;
+        /**
+         * How the benchmark thread waits for a chain's completion: {@code poll} spins on the CQ with
+         * {@code Thread.yield()} (perftest's default), {@code events} sleeps until a's completion handler wakes
+         * it (perftest's {@code -e}; the TCP baseline's threads block too).
+         */
+        @Param({"poll", "events"})
+        public String wait;
 
         RxePair pair;
+        CqEvents events;
         final SendWr[] chain = new SendWr[BATCH];
         final Sge[] sges = new Sge[BATCH];
         final int[] offset = {0};
@@ -93,7 +101,8 @@ public class RxeBandwidthBench {
                 wcB[i] = new WorkCompletion();
             }
             // SEND: b reposts each consumed receive from its completion handler (as a server ULP does)
-            pair = new RxePair(BUFFER, depth, null, !send ? null : cq -> {
+            events = wait.equals("events") ? new CqEvents() : null;
+            pair = new RxePair(BUFFER, depth, events, !send ? null : cq -> {
                 int n;
                 while ((n = cq.poll(wcB)) > 0) {
                     for (int i = 0; i < n; i++) {
@@ -113,6 +122,9 @@ public class RxeBandwidthBench {
                 chain[i] = new SendWr().wrId(i).opcode(opcode).sgList(sges[i])
                         .sendFlags(i == BATCH - 1 ? SendFlags.SIGNALED : 0).next(i == BATCH - 1 ? null : chain[i + 1]);
             }
+            if (events != null) {
+                events.arm(pair.a.cq);
+            }
             if (send) {
                 recvB = new RecvWr[depth];
                 int[] ro = {0};
@@ -124,9 +136,17 @@ public class RxeBandwidthBench {
             }
         }
 
+        void await(int n) {
+            if (events != null) {
+                events.await(n);
+            } else {
+                pair.a.await(n);
+            }
+        }
+
         @TearDown(Level.Trial)
         public void tearDown() {
-            pair.a.await(inflight);
+            await(inflight);
             pair.close();
         }
     }
@@ -141,7 +161,7 @@ public class RxeBandwidthBench {
             s.chain[i].remote(s.pair.b.mr.iova() + o, s.pair.b.mr.rkey());
         }
         if (s.inflight == WINDOW) {
-            s.pair.a.await(1);
+            s.await(1);
             s.inflight--;
         }
         s.pair.a.qp.postSend(s.chain[0]);

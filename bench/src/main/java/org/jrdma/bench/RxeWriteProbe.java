@@ -32,7 +32,7 @@ public final class RxeWriteProbe {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 3) {
-            System.err.println("usage: RxeWriteProbe rxe|udp SIZE SECONDS");
+            System.err.println("usage: RxeWriteProbe rxe|rxe-e|udp SIZE SECONDS");
             System.exit(2);
         }
         int size = Integer.parseInt(args[1]);
@@ -40,7 +40,7 @@ public final class RxeWriteProbe {
         if (args[0].equals("udp")) {
             udp(size, ns);
         } else {
-            rxe(size, ns);
+            rxe(size, ns, args[0].equals("rxe-e"), !args[0].equals("rxe-spin"));
         }
         System.exit(0);
     }
@@ -80,6 +80,20 @@ public final class RxeWriteProbe {
         return m;
     }
 
+    /** CPU time each live thread has used so far, by thread name and id. */
+    static java.util.Map<String, Long> threadCpu() {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        java.util.Map<String, Long> m = new java.util.HashMap<>();
+        for (long id : mx.getAllThreadIds()) {
+            ThreadInfo ti = mx.getThreadInfo(id);
+            long c = mx.getThreadCpuTime(id);
+            if (ti != null && c >= 0) {
+                m.put(ti.getThreadName() + "#" + id, c);
+            }
+        }
+        return m;
+    }
+
     private static void report(String what, int size, long msgs, long nanos, long cpu, long stack) {
         double sec = nanos / 1e9;
         System.out.printf("%s %d B: %.0f msg/s, %.1f MB/s; CPU per message %.1f us (%.2f cores), transport and engine "
@@ -104,6 +118,8 @@ public final class RxeWriteProbe {
         long stack;
         java.util.Map<String, Long> alloc0;
         java.util.Map<String, Long> alloc;
+        java.util.Map<String, Long> cpu0;
+        java.util.Map<String, Long> cpus;
 
         Window(long ns) {
             end = start + WARMUP_NS + ns;
@@ -121,6 +137,7 @@ public final class RxeWriteProbe {
                 c0 = processCpu();
                 s0 = stackCpu();
                 alloc0 = allocated();
+                cpu0 = threadCpu();
             }
             return true;
         }
@@ -135,6 +152,7 @@ public final class RxeWriteProbe {
             stack = stackCpu() - s0;
             msgs = sent - m0;
             alloc = allocated();
+            cpus = threadCpu();
         }
 
         void report(String what, int size) {
@@ -152,13 +170,28 @@ public final class RxeWriteProbe {
             StringBuilder sb = new StringBuilder(String.format("allocated per message: %.1f B in all", all));
             per.forEach((k, v) -> sb.append(String.format("; %s %.1f B", k, v)));
             System.out.println(sb);
+            java.util.Map<String, Double> us = new java.util.TreeMap<>();
+            for (var e : cpus.entrySet()) {
+                double c = (e.getValue() - cpu0.getOrDefault(e.getKey(), 0L)) / 1e3 / msgs;
+                if (c >= 0.5) {
+                    us.merge(e.getKey().replaceAll("#[0-9]+$", "").replaceAll("-[0-9a-f]{6,}$", "-*"), c, Double::sum);
+                }
+            }
+            StringBuilder sc = new StringBuilder("CPU per message by thread:");
+            us.forEach((k, v) -> sc.append(String.format(" %s %.1f us;", k, v)));
+            System.out.println(sc);
         }
     }
 
-    static void rxe(int size, long ns) {
+    /** @param events wait for completions by event ({@link CqEvents}, perftest's -e) instead of polling */
+    static void rxe(int size, long ns, boolean events, boolean yield) {
         int batch = RxeBandwidthBench.BATCH;
         int window = RxeBandwidthBench.WINDOW;
-        RxePair pair = new RxePair(RxeBandwidthBench.BUFFER, batch * (window + 1), null, null, 1);
+        CqEvents ev = events ? new CqEvents() : null;
+        RxePair pair = new RxePair(RxeBandwidthBench.BUFFER, batch * (window + 1), ev, null, 1);
+        if (ev != null) {
+            ev.arm(pair.a.cq);
+        }
         SendWr[] chain = new SendWr[batch];
         Sge[] sges = new Sge[batch];
         for (int i = batch - 1; i >= 0; i--) {
@@ -188,7 +221,11 @@ public final class RxeWriteProbe {
                 chain[i].remote(pair.b.mr.iova() + o, pair.b.mr.rkey());
             }
             if (inflight == window) {
-                pair.a.await(1);
+                if (ev != null) {
+                    ev.await(1);
+                } else {
+                    LoopbackPair.await(pair.a.cq, pair.a.wc, 1, yield);
+                }
                 inflight--;
                 long done = System.nanoTime();
                 long gap = done - last;
@@ -206,8 +243,12 @@ public final class RxeWriteProbe {
             msgs += batch;
         }
         w.stop(msgs);
-        pair.a.await(inflight);
-        w.report("rxe WRITE", size);
+        if (ev != null) {
+            ev.await(inflight);
+        } else {
+            pair.a.await(inflight);
+        }
+        w.report(events ? "rxe WRITE (events)" : "rxe WRITE", size);
         System.out.printf("chains completing more than 20 ms after the previous one: %d (%.0f ms in all), longest gap "
                 + "%.1f ms%n", stalls, stalled / 1e6, maxGap / 1e6);
         System.out.printf("wire a: sent %d, received %d; wire b: sent %d, received %d%n", pair.ra.wire().sent.get(),
