@@ -194,6 +194,45 @@ final class EpollDgram {
             return count;
         }
 
+        /** Nothing begun or ended since the last {@link #clear}: a caller may use the batch for a send of its own. */
+        boolean idle() {
+            return count == 0 && open < 0;
+        }
+
+        /** Per-thread cache of the destinations sent to, as Netty's sendmmsg wants them (see {@link #address}). */
+        private static final int ADDRESSES = 8;
+        private final InetAddress[] addrOf = new InetAddress[ADDRESSES];
+        private final int[] addrPort = new int[ADDRESSES];
+        private final InetSocketAddress[] addr = new InetSocketAddress[ADDRESSES];
+        private int addrNext;
+
+        /**
+         * {@code to:port} as an {@link InetSocketAddress}, the same object for as long as it stays in this thread's
+         * small cache: no new object per datagram, and a datagram slot that last went there keeps its recipient
+         * fields ({@link #end} compares by identity). Equal addresses (another {@code InetAddress} object for the
+         * same peer, as a receive path may make) share an entry; IPv6 only with the same scope.
+         */
+        InetSocketAddress address(InetAddress to, int port) {
+            for (int i = 0; i < ADDRESSES; i++) {
+                InetAddress k = addrOf[i];
+                if (k == to && addrPort[i] == port) {
+                    return addr[i];
+                }
+            }
+            for (int i = 0; i < ADDRESSES; i++) {
+                InetAddress k = addrOf[i];
+                if (k != null && addrPort[i] == port && k.equals(to) && (!(to instanceof java.net.Inet6Address t6)
+                        || t6.getScopeId() == ((java.net.Inet6Address) k).getScopeId())) {
+                    return addr[i];
+                }
+            }
+            int i = addrNext;
+            addrNext = (i + 1) % ADDRESSES;
+            addrOf[i] = to;
+            addrPort[i] = port;
+            return addr[i] = new InetSocketAddress(to, port);
+        }
+
         /** Starts a datagram to {@code to}; false if the batch is full. */
         boolean begin(InetSocketAddress to, int segmentSize) {
             if (count == MAX_MSGS || iovs > IOV_CAP - 3 * MAX_SEGMENTS) {

@@ -27,6 +27,8 @@ final class HeldPackets<T> {
     private int[] payloadIndex;
     private int[] payloadLen;
     private int[] hdrLen;
+    /** Per packet: an ACK the receive thread held, taken into a cork's flush (see {@link #ack}). */
+    private boolean[] acks;
     private int size;
 
     HeldPackets(int capacity) {
@@ -37,10 +39,17 @@ final class HeldPackets<T> {
         payloadIndex = new int[capacity];
         payloadLen = new int[capacity];
         hdrLen = new int[capacity];
+        acks = new boolean[capacity];
     }
 
     void add(T sender, ByteBuf packet, InetAddress to) {
         add(sender, packet, to, 0, null, 0, 0);
+    }
+
+    /** Holds a whole packet; {@code ack}: one the receive thread held back ({@link #ack}). */
+    void add(T sender, ByteBuf packet, InetAddress to, boolean ack) {
+        add(sender, packet, to, 0, null, 0, 0);
+        acks[size - 1] = ack;
     }
 
     /** Holds a gathered packet (or a whole one: {@code payload} null). */
@@ -54,7 +63,9 @@ final class HeldPackets<T> {
             payloadIndex = Arrays.copyOf(payloadIndex, n);
             payloadLen = Arrays.copyOf(payloadLen, n);
             this.hdrLen = Arrays.copyOf(this.hdrLen, n);
+            acks = Arrays.copyOf(acks, n);
         }
+        acks[size] = false;
         senders[size] = sender;
         packets[size] = head;
         tos[size] = to;
@@ -68,6 +79,7 @@ final class HeldPackets<T> {
     void move(HeldPackets<T> from, int i) {
         add(from.sender(i), from.packets[i], from.tos[i], from.hdrLen[i], from.payloads[i], from.payloadIndex[i],
                 from.payloadLen[i]);
+        acks[size - 1] = from.acks[i];
         from.take(i);
     }
 
@@ -88,6 +100,14 @@ final class HeldPackets<T> {
 
     InetAddress to(int i) {
         return tos[i];
+    }
+
+    /**
+     * Whether packet {@code i} is an ACK the receive thread held and a pass's flush took along: it never shares a GSO
+     * datagram with the pass's own packets (see {@code NettyWire.Tx.sendRun}).
+     */
+    boolean ack(int i) {
+        return acks[i];
     }
 
     /** Whether packet {@code i} is gathered (its payload in a memory region). */

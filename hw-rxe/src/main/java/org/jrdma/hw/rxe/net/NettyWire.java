@@ -106,6 +106,14 @@ public final class NettyWire implements RxeWire, AutoCloseable {
      * size, and is cut into its packets here. {@code -Djrdma.rxe.net.gro=false}: one datagram per recvfrom(2).
      */
     static final boolean GRO = !"false".equals(System.getProperty("jrdma.rxe.net.gro"));
+    /**
+     * Receive thread, GSO, {@code -Djrdma.rxe.net.acksWithPass=true}: a pass of a QP's roles that sends while a
+     * datagram is handled takes the ACKs held so far along in its sendmmsg, after its own packets (a round trip's
+     * answer and the ACK of the request it answers leave by one syscall). Off by default: the chained RC pingpong
+     * was slower with it (hw-rxe/NOTES.md, "Held ACKs by sendmmsg"); the ACKs then wait for the end of the
+     * datagram. Not final so that a test can turn it on.
+     */
+    static boolean acksWithPass = Boolean.getBoolean("jrdma.rxe.net.acksWithPass");
     private static final ThreadLocal<java.nio.ByteBuffer> DIRECT_BUF =
             ThreadLocal.withInitial(() -> java.nio.ByteBuffer.allocateDirect(MAX_DATAGRAM));
     private static final java.lang.reflect.Field EPOLL_SOCKET = epollSocketField();
@@ -147,6 +155,13 @@ public final class NettyWire implements RxeWire, AutoCloseable {
     private volatile boolean closed;
     /** Whether sends may be corked and leave as GSO datagrams (epoll, the natives found, not switched off). */
     private final boolean gso;
+    /**
+     * Whether packets may leave by Netty's sendmmsg from the sending thread ({@link EpollDgram.Batch}: epoll, the
+     * natives found, direct sends on). Also without GSO: the receive thread's held ACKs leave by one sendmmsg per
+     * channel, and a single direct send is a sendmmsg of one, which allocates nothing per datagram (Netty's
+     * {@code sendToAddress} copies the address into new arrays each time).
+     */
+    private final boolean mmsg;
     /** Whether the receive thread reads with UDP_GRO. */
     private final boolean gro;
     /** What each thread holds back between {@link #cork} and {@link #uncork}. */
@@ -154,6 +169,8 @@ public final class NettyWire implements RxeWire, AutoCloseable {
     public final AtomicLong sent = new AtomicLong();
     /** GSO datagrams sent (each several packets; {@link #sent} counts packets). */
     public final AtomicLong gsoDatagrams = new AtomicLong();
+    /** sendmmsg(2) calls that sent something (a cork's or the held ACKs' datagrams, or a direct send of one). */
+    public final AtomicLong sendmmsgs = new AtomicLong();
     /** Packets that left inside GSO datagrams. */
     public final AtomicLong gsoSegments = new AtomicLong();
     /** Packets that left with their payload gathered from a memory region (not copied; see {@link #sendGathered}). */
@@ -201,7 +218,8 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 : EpollIoHandler.newFactory();
         String threads = THREAD_PREFIX + (name.isEmpty() ? "" : "-" + name);
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threads, true), f);
-        this.gso = gso && epoll && EPOLL_SOCKET != null && DIRECT && EpollDgram.AVAILABLE;
+        this.mmsg = epoll && EPOLL_SOCKET != null && DIRECT && EpollDgram.AVAILABLE;
+        this.gso = gso && mmsg;
         this.gro = gro && recvThread && EpollDgram.AVAILABLE;
         this.recvLoop = recvThread ? new RecvLoop(this, threads + "-rx", BUSY_POLL) : null;
     }
@@ -516,11 +534,47 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         if (gso) {
             Cork c = corks.get();
             try {
+                if (acksWithPass && c.held.size() > 0 && recvLoop != null && recvLoop.inLoop()) {
+                    // the pass sends something (a handler's answer): the ACKs the receive thread holds go in the
+                    // same sendmmsg, after it. The pass's packets still leave before the QP's exec lock is let go;
+                    // only ACKs move, and those may arrive late (see RecvLoop)
+                    take(recvLoop.held(), c);
+                }
                 c.flush();
             } finally {
                 c.depth--;
             }
         }
+    }
+
+    /** Appends {@code from}'s packets (held by the receive thread, each sent by one of this wire's Tx) to the cork. */
+    private static void take(HeldPackets<Sender> from, Cork c) {
+        for (int i = 0; i < from.size(); i++) {
+            c.held.add((Tx) from.sender(i), from.packet(i), from.to(i), true);
+        }
+        from.clear();
+    }
+
+    /**
+     * Sends what the receive thread held back ({@link RecvLoop}) and empties {@code held}: as a cork's packets
+     * leave, one sendmmsg per channel with each channel's packets in their order (runs of equal-size ACKs to one
+     * peer as GSO datagrams when GSO is on), the event loop for what the kernel does not take; without sendmmsg
+     * one send each.
+     */
+    void sendHeld(HeldPackets<Sender> held) {
+        if (held.size() == 0) {
+            return;
+        }
+        if (!mmsg) {
+            for (int i = 0; i < held.size(); i++) {
+                held.sender(i).send(held.packet(i), held.to(i));
+            }
+            held.clear();
+            return;
+        }
+        Cork c = corks.get();
+        take(held, c);
+        c.flush();
     }
 
     /**
@@ -541,16 +595,9 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         final int[] seg = new int[EpollDgram.MAX_MSGS];
         /** One channel's packets of {@link #held}, in order, while they are sent. */
         final HeldPackets<Tx> run = new HeldPackets<>(64);
-        /** The last destination a GSO datagram was begun for, as Netty's sendmmsg wants it. */
-        private InetAddress isaOf;
-        private InetSocketAddress isa;
-
+        /** A destination as Netty's sendmmsg wants it (cached per thread: {@link EpollDgram.Batch#address}). */
         InetSocketAddress socketAddress(InetAddress to, int port) {
-            if (to != isaOf) {
-                isaOf = to;
-                isa = new InetSocketAddress(to, port);
-            }
-            return isa;
+            return batch().address(to, port);
         }
 
         EpollDgram.Batch batch() {
@@ -660,6 +707,12 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             try {
                 int n;
                 if (b.hasMemoryAddress()) { // the device's packets: pooled direct, sent from where they are
+                    EpollDgram.Batch bt = mmsg ? EpollDgram.batch() : null;
+                    if (bt != null && bt.idle()) {
+                        return sendOne(bt, b, to);
+                    }
+                    // no sendmmsg, or this thread's batch is being filled (not by the current callers; kept safe):
+                    // sendto, which allocates the address arrays
                     n = direct.sendToAddress(b.memoryAddress(), b.readerIndex(), b.writerIndex(), to, port);
                 } else {
                     java.nio.ByteBuffer buf = DIRECT_BUF.get();
@@ -678,6 +731,29 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 }
             } catch (java.io.IOException | RuntimeException e) {
                 return false;
+            }
+            b.release();
+            return true;
+        }
+
+        /**
+         * One datagram by sendmmsg through this thread's idle batch: its slot keeps the recipient as long as the
+         * destination stays the same, so nothing is allocated per datagram. False (nothing sent, {@code b} still
+         * the caller's) on EAGAIN or an error, as for sendto.
+         */
+        private boolean sendOne(EpollDgram.Batch bt, ByteBuf b, InetAddress to) {
+            try {
+                bt.begin(bt.address(to, port), 0);
+                bt.add(b);
+                bt.end();
+                if (bt.send(socket, ipv6) != 1) {
+                    return false;
+                }
+                sendmmsgs.incrementAndGet();
+            } catch (java.io.IOException | RuntimeException e) {
+                return false;
+            } finally {
+                bt.clear();
             }
             b.release();
             return true;
@@ -777,12 +853,15 @@ public final class NettyWire implements RxeWire, AutoCloseable {
          */
         void sendRun(HeldPackets<Tx> run, Cork c) {
             int n = run.size();
-            if (!gsoOk || txClosed || n == 1 && !run.gathered(0)) { // one packet (a round trip's): sendto as without a cork
+            if (!mmsg || socket == null || txClosed || n == 1 && !run.gathered(0)) {
+                // one packet (a round trip's): as without a cork (a sendmmsg of one, see sendDirect)
                 for (int i = 0; i < n; i++) {
                     send(run.whole(i), run.to(i));
                 }
                 return;
             }
+            // without GSO (switched off, or refused on this channel) one packet per datagram, still one sendmmsg
+            boolean segments = gso && gsoOk;
             EpollDgram.Batch bt = c.batch();
             int i = 0;
             while (i < n) {
@@ -795,11 +874,17 @@ public final class NettyWire implements RxeWire, AutoCloseable {
                 }
                 int len = run.length(i);
                 InetAddress to = run.to(i);
-                int max = Math.min(EpollDgram.MAX_SEGMENTS, EpollDgram.MAX_PAYLOAD / Math.max(len, 1));
+                int max = segments ? Math.min(EpollDgram.MAX_SEGMENTS, EpollDgram.MAX_PAYLOAD / Math.max(len, 1)) : 1;
                 int k = 1;
+                // held ACKs taken along by a pass (acksWithPass) never share a GSO datagram with its packets: the
+                // answer and the ACK as one GSO datagram made the chained RC pingpong slower still (median 39-45 us
+                // against 30-34). A run of held ACKs to one peer is still one GSO datagram
+                boolean ack = run.ack(i);
                 while (i + k < n && k < max) {
                     int ql = run.length(i + k);
-                    if (ql > len || ql == 0 || !run.packet(i + k).hasMemoryAddress() || !run.to(i + k).equals(to)) {
+                    ByteBuf q = run.packet(i + k);
+                    if (ql > len || ql == 0 || !q.hasMemoryAddress() || !run.to(i + k).equals(to)
+                            || run.ack(i + k) != ack) {
                         break;
                     }
                     k++;
@@ -861,6 +946,9 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             if (!inLoopRead && !txClosed && loopIdle()) {
                 try {
                     done = bt.send(socket, ipv6);
+                    if (done > 0) {
+                        sendmmsgs.incrementAndGet();
+                    }
                 } catch (java.io.IOException | RuntimeException e) {
                     if (c.seg[0] > 0) { // the GSO datagram itself was refused: no GSO on this channel
                         gsoOk = false;

@@ -33,7 +33,9 @@ import io.netty.channel.unix.Socket;
  * on a round trip the peer wakes for the answer, not for the ACK in front of it. ACKs of one QP keep their
  * order; a held ACK may reach the peer after a later response of its QP, which IBA allows (a later response
  * acknowledges everything before it; the completer drops the older ACK). They are flushed after every
- * {@value #ACK_BATCH} datagrams and whenever the sockets are drained.
+ * {@value #ACK_BATCH} datagrams and whenever the sockets are drained, by one sendmmsg per channel (with
+ * {@code -Djrdma.rxe.net.acksWithPass=true} a pass of a QP's roles that sends takes them along in its sendmmsg,
+ * after its packets: measured slower on the round trip, so off).
  *
  * <p>The Netty channels stay: bound, configured, and used for the sends that cannot go out by
  * {@code sendto} at once; their auto-read is off, so the event loop never reads them.
@@ -164,6 +166,14 @@ final class RecvLoop implements Runnable {
     /** Holds an ACK back until the datagram in hand is handled (called on this thread only). */
     void hold(NettyWire.Sender tx, ByteBuf packet, InetAddress to) {
         held.add(tx, packet, to);
+    }
+
+    /**
+     * The ACKs held now (this thread only): with {@code acksWithPass} the wire takes them into the sendmmsg of a pass
+     * that sends something while a datagram is handled, after the pass's packets ({@code NettyWire.uncork}).
+     */
+    HeldPackets<NettyWire.Sender> held() {
+        return held;
     }
 
     private void call(Runnable r) {
@@ -378,11 +388,9 @@ final class RecvLoop implements Runnable {
         return count;
     }
 
+    /** Sends the held ACKs: one sendmmsg per channel where the wire can ({@link NettyWire#sendHeld}). */
     private void sendHeld() {
-        for (int i = 0; i < held.size(); i++) {
-            held.sender(i).send(held.packet(i), held.to(i));
-        }
-        held.clear();
+        wire.sendHeld(held);
     }
 
     private void waitForInput() throws IOException {
