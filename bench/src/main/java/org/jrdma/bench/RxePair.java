@@ -114,7 +114,7 @@ final class RxePair implements AutoCloseable {
         long n = d.wire().socketDrops();
         var w = d.wire();
         String gso = w.gsoDatagrams.get() > 0 || w.groReads.get() > 0 ? " gso_datagrams=" + w.gsoDatagrams.get()
-                + " gso_segments=" + w.gsoSegments.get() + " gathered=" + w.gatheredPackets.get() + " gro_reads=" + w.groReads.get() : "";
+                + " gso_segments=" + w.gsoSegments.get() + " gathered=" + w.gatheredPackets.get() + " gro_reads=" + w.groReads.get() + " gro_bounced=" + w.groBounced.get() : "";
         return (n > 0 ? " socket_drops=" + n : "") + gso;
     }
 

@@ -177,6 +177,8 @@ public final class NettyWire implements RxeWire, AutoCloseable {
     public final AtomicLong gatheredPackets = new AtomicLong();
     /** Reads that returned a coalesced (GRO) buffer of several packets. */
     public final AtomicLong groReads = new AtomicLong();
+    /** Times the receive thread read into its bounce buffer, every kept buffer being in use (packets copied out). */
+    public final AtomicLong groBounced = new AtomicLong();
     public final AtomicLong received = new AtomicLong();
     public final AtomicLong unroutable = new AtomicLong();
     public final AtomicLong sendErrors = new AtomicLong();

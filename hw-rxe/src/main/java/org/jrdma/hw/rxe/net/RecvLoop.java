@@ -112,6 +112,8 @@ final class RecvLoop implements Runnable {
     static final int GRO_RING = 8;
     private final ByteBuf[] groRing = new ByteBuf[GRO_RING];
     private int groRingN;
+    /** GRO reads while every ring buffer is in use (see {@link #nextGroBuf}); its packets are copies. */
+    private ByteBuf bounce;
 
     RecvLoop(NettyWire wire, String name, boolean busyPoll) {
         this.wire = wire;
@@ -231,15 +233,14 @@ final class RecvLoop implements Runnable {
                 spare.release();
                 spare = null;
             }
-            boolean kept = false;
             for (int i = 0; i < groRingN; i++) {
-                kept |= groRing[i] == groBuf;
                 groRing[i].release();
                 groRing[i] = null;
             }
             groRingN = 0;
-            if (groBuf != null && !kept) {
-                groBuf.release();
+            if (bounce != null) {
+                bounce.release();
+                bounce = null;
             }
             groBuf = null;
             if (groRx != null) {
@@ -303,30 +304,31 @@ final class RecvLoop implements Runnable {
 
     /**
      * Moves on to a receive buffer of which no packet is in use any more (its count back to this loop's own
-     * reference), one of at most {@value #GRO_RING} kept for good; if all are in use, a new one for this time
-     * only. Allocating and freeing a buffer of a pool chunk's size per few reads made the pool create and
-     * destroy a chunk (a zeroed direct allocation) each time.
+     * reference), one of at most {@value #GRO_RING} kept for good. If all are in use (packets wait in QP queues for
+     * an engine), reads go into {@link #bounce} and every packet is copied out of it into a packet slot: a new
+     * buffer of a pool chunk's size each time made the pool create and destroy a chunk (a zeroed direct allocation,
+     * and about 50 KB of the chunk's heap bookkeeping: 200 KB per 1 MiB WRITE under a polling benchmark).
      */
     private void nextGroBuf() {
         ByteBuf old = groBuf;
         groBuf = null;
         groOff = 0;
-        boolean kept = false;
         for (int i = 0; i < groRingN; i++) {
-            if (groRing[i] == old) {
-                kept = true;
-            } else if (groBuf == null && groRing[i].refCnt() == 1) {
+            if (groRing[i] != old && groRing[i].refCnt() == 1) {
                 groBuf = groRing[i];
+                break;
             }
         }
-        if (old != null && !kept) {
-            old.release(); // the packets handed over keep it until they are done
+        if (groBuf == null && groRingN < GRO_RING) {
+            groBuf = PacketPool.ALLOC.directBuffer(GRO_CHUNK, GRO_CHUNK);
+            groRing[groRingN++] = groBuf;
         }
         if (groBuf == null) {
-            groBuf = PacketPool.ALLOC.directBuffer(GRO_CHUNK, GRO_CHUNK);
-            if (groRingN < GRO_RING) {
-                groRing[groRingN++] = groBuf;
+            if (bounce == null) {
+                bounce = PacketPool.ALLOC.directBuffer(GRO_CHUNK, GRO_CHUNK);
             }
+            groBuf = bounce; // its packets are copied out: free again as soon as they are handed over
+            wire.groBounced.incrementAndGet();
         }
     }
 
@@ -375,7 +377,7 @@ final class RecvLoop implements Runnable {
         for (int o = 0; o < n; o += seg) {
             int len = Math.min(seg, n - o);
             ByteBuf b;
-            if (len <= SMALL) {
+            if (len <= SMALL || groBuf == bounce) {
                 b = PacketPool.buffer(len);
                 b.writeBytes(groBuf, base + o, len);
             } else {

@@ -330,6 +330,53 @@ class NettyWireGsoTest {
         assertEquals(null, got.poll(100, TimeUnit.MILLISECONDS));
     }
 
+    /**
+     * Packets kept by their QPs hold every receive buffer of b's ring: further reads go into the bounce buffer and
+     * their packets are copies (slots, not slices), still the packets sent, in order; nothing is allocated for good
+     * and every slot comes back once the packets are released.
+     */
+    @Test
+    void withEveryReceiveBufferHeldReadsBounceAndPacketsAreCopies() throws Exception {
+        addresses();
+        long slotsBefore = PacketPool.outstanding();
+        List<ByteBuf> kept = java.util.Collections.synchronizedList(new ArrayList<>());
+        NettyWire wa = wire(a, true, false, (p, s, d, port) -> p.release());
+        NettyWire wb = wire(b, false, true, (p, s, d, port) -> {
+            byte[] c = new byte[p.readableBytes()];
+            p.getBytes(p.readerIndex(), c);
+            kept.add(p); // as a QP's queue would, until an engine gets to it
+            got.add(c);
+        });
+        Assumptions.assumeTrue(wa.isGso() && wb.isGro(), "no UDP GSO/GRO here");
+        SplittableRandom rnd = new SplittableRandom(3);
+        int rounds = RecvLoop.GRO_RING * (RecvLoop.GRO_CHUNK / RecvLoop.GRO_MAX) + 8; // more reads than the ring holds
+        int n = 15;
+        int len = 4000; // 60,000 bytes: one read each
+        for (int round = 0; round < rounds; round++) {
+            List<byte[]> sent = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                sent.add(packet(rnd, len));
+            }
+            wa.cork();
+            for (byte[] p : sent) {
+                wa.send(null, a, b, 0, direct(p));
+            }
+            wa.uncork();
+            for (int i = 0; i < n; i++) {
+                byte[] r = got.poll(5, TimeUnit.SECONDS);
+                assertTrue(r != null, "round " + round + ", packet " + i);
+                assertArrayEquals(withId(sent.get(i), i), r, "round " + round + ", packet " + i);
+            }
+        }
+        // 8 reads more than the ring holds, 4 reads to a buffer: the bounce buffer filled twice at least
+        assertTrue(wb.groBounced.get() >= 2, "turns to the bounce buffer: " + wb.groBounced.get());
+        long copies = kept.stream().filter(p -> p.unwrap() == null).count();
+        assertTrue(copies >= 8 * n, "packets copied out of the bounce buffer: " + copies);
+        assertEquals((long) rounds * n, kept.size());
+        kept.forEach(ByteBuf::release);
+        assertEquals(slotsBefore, PacketPool.outstanding(), "every slot came back");
+    }
+
     /** Switched off (as by -Djrdma.rxe.net.gso=false / gro=false): one datagram per packet, ICRCs untouched. */
     @Test
     void switchedOffEveryPacketIsADatagramOfItsOwn() throws Exception {
