@@ -153,7 +153,6 @@ public final class RvtEngine implements Executor {
     private void loop() {
         while (!stopped) {
             Runnable task = null;
-            long wait = Long.MAX_VALUE;
             synchronized (lock) {
                 long now = timerCount > 0 ? System.nanoTime() : 0;
                 if (timerCount > 0 && timers[0].deadline - now <= 0) {
@@ -173,8 +172,6 @@ public final class RvtEngine implements Executor {
                     ready[head] = null;
                     head = (head + 1) % ready.length;
                     count--;
-                } else if (timerCount > 0) {
-                    wait = timers[0].deadline - now;
                 }
             }
             if (task != null) {
@@ -183,10 +180,14 @@ public final class RvtEngine implements Executor {
             }
             sleeping = true;
             boolean idle;
+            long wait;
             synchronized (lock) {
+                // taken after sleeping is set: a task or timer added before this is seen here, one added after
+                // it unparks the worker (wake); a deadline read before setting sleeping could miss a new timer
                 idle = count == 0 && !stopped;
+                wait = timerCount == 0 ? Long.MAX_VALUE : timers[0].deadline - System.nanoTime();
             }
-            if (idle) {
+            if (idle && wait > 0) {
                 if (wait == Long.MAX_VALUE) {
                     LockSupport.park(this);
                 } else {

@@ -93,6 +93,26 @@ class RvtEngineTest {
         assertTrue(n >= 20, "a 1 ms timer ran " + n + " times in 230 ms"); // loose: a loaded 2-core host
     }
 
+    /**
+     * A timer added from another thread while the worker is on its way to sleep fires on time: the worker must
+     * not park on the deadline it read before the timer was added (or forever, with no timer before).
+     */
+    @Test
+    void aTimerAddedWhileTheWorkerGoesToSleepFires() throws Exception {
+        RvtEngine e = start();
+        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        for (int i = 0; i < 20_000; i++) {
+            CountDownLatch fired = new CountDownLatch(1);
+            ran.set(false);
+            e.execute(() -> ran.set(true)); // the worker runs it, then goes idle while the timer below is added
+            while (!ran.get()) {
+                Thread.onSpinWait(); // no sleep: the timer is added while the worker is still on its way
+            }
+            e.schedule(fired::countDown, 0, TimeUnit.MILLISECONDS);
+            assertTrue(fired.await(2, TimeUnit.SECONDS), "timer " + i + " did not fire");
+        }
+    }
+
     /** The retransmit timer must run while QP tasks keep the worker busy. */
     @Test
     void aStreamOfTasksDoesNotHoldOffATimer() throws Exception {
