@@ -30,14 +30,8 @@ final class RxeCopy {
             int at = src.offset(i) + off;
             if (b.hasArray()) {
                 m.get(at, b.array(), b.arrayOffset() + index, chunk);
-            } else if (UNSAFE && b.hasMemoryAddress() && (m.isDirect() || m.hasArray())) {
-                long dst = b.memoryAddress() + checked(index, chunk, b.capacity());
-                checked(at, chunk, m.capacity());
-                if (m.isDirect()) {
-                    PlatformDependent.copyMemory(PlatformDependent.directBufferAddress(m) + at, dst, chunk);
-                } else {
-                    PlatformDependent.copyMemory(m.array(), m.arrayOffset() + at, dst, chunk);
-                }
+            } else if (byAddress(b, m)) {
+                copy(b, index, m, at, chunk, false);
             } else if (b.nioBufferCount() == 1) {
                 ByteBuffer t = b.internalNioBuffer(index, chunk);
                 t.put(t.position(), m, at, chunk);
@@ -64,14 +58,8 @@ final class RxeCopy {
             int to = dst.offset(i) + off;
             if (b.hasArray()) {
                 m.put(to, b.array(), b.arrayOffset() + index, chunk);
-            } else if (UNSAFE && b.hasMemoryAddress() && !m.isReadOnly() && (m.isDirect() || m.hasArray())) {
-                long src = b.memoryAddress() + checked(index, chunk, b.capacity());
-                checked(to, chunk, m.capacity());
-                if (m.isDirect()) {
-                    PlatformDependent.copyMemory(src, PlatformDependent.directBufferAddress(m) + to, chunk);
-                } else {
-                    PlatformDependent.copyMemory(src, m.array(), m.arrayOffset() + to, chunk);
-                }
+            } else if (byAddress(b, m) && !m.isReadOnly()) {
+                copy(b, index, m, to, chunk, true);
             } else if (b.nioBufferCount() == 1) {
                 ByteBuffer s = b.internalNioBuffer(index, chunk);
                 m.put(to, s, s.position(), chunk);
@@ -85,12 +73,27 @@ final class RxeCopy {
         }
     }
 
+    /** Whether {@link #copy} serves packet {@code b} and memory {@code m}: b has an address, m is direct or an array. */
+    private static boolean byAddress(ByteBuf b, ByteBuffer m) {
+        return UNSAFE && b.hasMemoryAddress() && (m.isDirect() || m.hasArray());
+    }
+
     /**
-     * {@code index} after checking that {@code [index, index + len)} lies in {@code [0, capacity)}: the raw copies
-     * above have no bounds of their own, and a wrong range must fail here, not write outside a buffer.
+     * Copies {@code len} bytes between packet {@code b} at {@code index} and memory {@code m} at {@code at}: into
+     * {@code m} if {@code toMemory}, else out of it. Both ranges are checked against their buffers' capacities
+     * first: the raw copy has no bounds of its own, and a wrong range must fail here, not write outside a buffer.
      */
-    private static int checked(int index, int len, int capacity) {
-        return java.util.Objects.checkFromIndexSize(index, len, capacity);
+    private static void copy(ByteBuf b, int index, ByteBuffer m, int at, int len, boolean toMemory) {
+        long p = b.memoryAddress() + java.util.Objects.checkFromIndexSize(index, len, b.capacity());
+        java.util.Objects.checkFromIndexSize(at, len, m.capacity());
+        if (m.isDirect()) {
+            long a = PlatformDependent.directBufferAddress(m) + at;
+            PlatformDependent.copyMemory(toMemory ? p : a, toMemory ? a : p, len);
+        } else if (toMemory) {
+            PlatformDependent.copyMemory(p, m.array(), m.arrayOffset() + at, len);
+        } else {
+            PlatformDependent.copyMemory(m.array(), m.arrayOffset() + at, p, len);
+        }
     }
 
     /**
