@@ -68,30 +68,45 @@ public final class RxeWriteProbe {
     /** Bytes each live thread has allocated so far, by thread name and id. */
     static java.util.Map<String, Long> allocated() {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long[] ids = mx.getAllThreadIds();
-        long[] bytes = mx.getThreadAllocatedBytes(ids);
+        return byThread(mx::getThreadAllocatedBytes);
+    }
+
+    /** CPU time each live thread has used so far, by thread name and id. */
+    static java.util.Map<String, Long> threadCpu() {
+        return byThread(ManagementFactory.getThreadMXBean()::getThreadCpuTime);
+    }
+
+    /** A reading of each live thread ({@code name#id}; a thread gone, or a reading of -1, left out). */
+    private static java.util.Map<String, Long> byThread(java.util.function.LongUnaryOperator reading) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         java.util.Map<String, Long> m = new java.util.HashMap<>();
-        for (int i = 0; i < ids.length; i++) {
-            ThreadInfo ti = mx.getThreadInfo(ids[i]);
-            if (ti != null && bytes[i] >= 0) {
-                m.put(ti.getThreadName() + "#" + ids[i], bytes[i]);
+        for (long id : mx.getAllThreadIds()) {
+            ThreadInfo ti = mx.getThreadInfo(id);
+            long v = reading.applyAsLong(id);
+            if (ti != null && v >= 0) {
+                m.put(ti.getThreadName() + "#" + id, v);
             }
         }
         return m;
     }
 
-    /** CPU time each live thread has used so far, by thread name and id. */
-    static java.util.Map<String, Long> threadCpu() {
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        java.util.Map<String, Long> m = new java.util.HashMap<>();
-        for (long id : mx.getAllThreadIds()) {
-            ThreadInfo ti = mx.getThreadInfo(id);
-            long c = mx.getThreadCpuTime(id);
-            if (ti != null && c >= 0) {
-                m.put(ti.getThreadName() + "#" + id, c);
+    /**
+     * {@code (after - before) / msgs / unit} of each thread role (the threads' names without their id and a device's
+     * hex suffix, summed), those of at least {@code min}; the total of all threads under the key "".
+     */
+    private static java.util.Map<String, Double> perMessage(java.util.Map<String, Long> before,
+            java.util.Map<String, Long> after, long msgs, double unit, double min) {
+        java.util.Map<String, Double> per = new java.util.TreeMap<>();
+        double all = 0;
+        for (var e : after.entrySet()) {
+            double v = (e.getValue() - before.getOrDefault(e.getKey(), 0L)) / unit / msgs;
+            all += v;
+            if (v >= min) {
+                per.merge(e.getKey().replaceAll("#[0-9]+$", "").replaceAll("-[0-9a-f]{6,}$", "-*"), v, Double::sum);
             }
         }
-        return m;
+        per.put("", all);
+        return per;
     }
 
     private static void report(String what, int size, long msgs, long nanos, long cpu, long stack) {
@@ -157,26 +172,12 @@ public final class RxeWriteProbe {
 
         void report(String what, int size) {
             RxeWriteProbe.report(what, size, msgs, nanos, cpu, stack);
-            // what each thread allocated per message (threads of one role summed, digits dropped from names)
-            java.util.Map<String, Double> per = new java.util.TreeMap<>();
-            double all = 0;
-            for (var e : alloc.entrySet()) {
-                double b = (e.getValue() - alloc0.getOrDefault(e.getKey(), 0L)) / (double) msgs;
-                all += b;
-                if (b >= 0.05) {
-                    per.merge(e.getKey().replaceAll("[0-9]+", "#").replaceAll("-[0-9a-f]{6,}$", "-*"), b, Double::sum);
-                }
-            }
-            StringBuilder sb = new StringBuilder(String.format("allocated per message: %.1f B in all", all));
-            per.forEach((k, v) -> sb.append(String.format("; %s %.1f B", k, v)));
+            java.util.Map<String, Double> bytes = perMessage(alloc0, alloc, msgs, 1, 0.05);
+            StringBuilder sb = new StringBuilder(String.format("allocated per message: %.1f B in all", bytes.remove("")));
+            bytes.forEach((k, v) -> sb.append(String.format("; %s %.1f B", k, v)));
             System.out.println(sb);
-            java.util.Map<String, Double> us = new java.util.TreeMap<>();
-            for (var e : cpus.entrySet()) {
-                double c = (e.getValue() - cpu0.getOrDefault(e.getKey(), 0L)) / 1e3 / msgs;
-                if (c >= 0.5) {
-                    us.merge(e.getKey().replaceAll("#[0-9]+$", "").replaceAll("-[0-9a-f]{6,}$", "-*"), c, Double::sum);
-                }
-            }
+            java.util.Map<String, Double> us = perMessage(cpu0, cpus, msgs, 1e3, 0.5);
+            us.remove("");
             StringBuilder sc = new StringBuilder("CPU per message by thread:");
             us.forEach((k, v) -> sc.append(String.format(" %s %.1f us;", k, v)));
             System.out.println(sc);
