@@ -307,7 +307,7 @@ final class RecvLoop implements Runnable {
      * reference), one of at most {@value #GRO_RING} kept for good. If all are in use (packets wait in QP queues for
      * an engine), reads go into {@link #bounce} and every packet is copied out of it into a packet slot: a new
      * buffer of a pool chunk's size each time made the pool create and destroy a chunk (a zeroed direct allocation,
-     * and about 50 KB of the chunk's heap bookkeeping: 200 KB per 1 MiB WRITE under a polling benchmark).
+     * and the chunk's heap bookkeeping; likely the 200 KB per 1 MiB WRITE one polling benchmark run showed).
      */
     private void nextGroBuf() {
         ByteBuf old = groBuf;
