@@ -12,8 +12,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -24,12 +22,13 @@ import org.jrdma.hw.loopback.LoopbackDevice;
 import org.jrdma.hw.loopback.LoopbackFabric;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
+import org.jrdma.testsupport.TestVectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The TCP side channel against Linux perftest 4.5's, as captured in {@code shared/vectors/roce/handshakes.txt}:
+ * The TCP side channel against Linux perftest 4.5's, as captured in {@code vectors/roce/handshakes.txt}:
  * a jrdma server and client talk through a recording proxy, and the sequence of messages (direction and
  * length) must be the capture's, message for message, with the version, page size, cache line and key
  * records in the same bytes or format. The key record codec is checked on the captured records.
@@ -51,20 +50,6 @@ class HandshakeTest {
         lo.close();
     }
 
-    static Path vectors() {
-        String override = System.getProperty("jrdma.vectors.roce");
-        if (override != null && !override.isEmpty()) {
-            return Paths.get(override);
-        }
-        for (Path d = Paths.get("").toAbsolutePath(); d != null; d = d.getParent()) {
-            Path c = d.resolve("shared").resolve("vectors").resolve("roce");
-            if (Files.isDirectory(c)) {
-                return c;
-            }
-        }
-        throw new IllegalStateException("no shared/vectors/roce");
-    }
-
     record Msg(boolean fromClient, byte[] data) {
         String tag() {
             return (fromClient ? "C>" : "S>") + data.length;
@@ -73,7 +58,7 @@ class HandshakeTest {
 
     /** The messages of one capture in handshakes.txt, decoded from the Python bytes literals. */
     static List<Msg> capture(String name) throws IOException {
-        List<String> lines = Files.readAllLines(vectors().resolve("handshakes.txt"));
+        List<String> lines = Files.readAllLines(TestVectors.path("roce/handshakes.txt"));
         List<Msg> msgs = new ArrayList<>();
         boolean in = false;
         Pattern p = Pattern.compile("\\s*\\d+ \\S+:(\\d+) -> \\S+:(\\d+) len=(\\d+)\\s+b'(.*)'$");

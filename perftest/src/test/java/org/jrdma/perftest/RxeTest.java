@@ -10,6 +10,7 @@ import org.jrdma.hw.rxe.net.RxeNetDevice;
 import org.jrdma.ib.cm.impl.RdmaCmService;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.mad.impl.MadLayer;
+import org.jrdma.testsupport.TestVectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -139,7 +140,7 @@ class RxeTest {
         for (String[] c : cases) {
             port = Integer.toString(Side.freePort());
             Side[] s = pair(c[1], false, "-n", "5", c[2], c[3]);
-            String log = java.nio.file.Files.readString(HandshakeTest.vectors().resolve(c[0] + ".log"));
+            String log = java.nio.file.Files.readString(TestVectors.path("roce/" + c[0] + ".log"));
             String serverLog = log.substring(log.indexOf("# --- server output\n") + 20, log.indexOf("# --- client output\n"));
             String clientLog = log.substring(log.indexOf("# --- client output\n") + 20);
             // the logs interleave stderr: perftest's inline warning for READ and atomics

@@ -26,6 +26,7 @@ import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.WrOpcode;
+import org.jrdma.testsupport.TestVectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 /**
- * The Linux rxe captures of shared/vectors/roce replayed as protocol scenarios. Responder direction: a
+ * The Linux rxe captures of vectors/roce replayed as protocol scenarios. Responder direction: a
  * jrdma QP takes the place of rxe_b (192.0.2.11), gets the requests rxe_b got (those dropped before rxe_b
  * left out), and must send what rxe_b sent, byte for byte but the ICRC (Linux's covers its nonzero IPv4 ID,
  * see NOTES.md). Requester direction: a jrdma QP takes the place of rxe_a (192.0.2.10), the WRs rxe_a's
@@ -84,7 +85,7 @@ class RxeReplayTest {
 
     static List<Cap> load(String name) throws Exception {
         List<Cap> out = new ArrayList<>();
-        for (Captures.Frame f : Captures.readPcap(Captures.dir().resolve(name + ".pcap"))) {
+        for (Captures.Frame f : Captures.readPcap(TestVectors.path("roce/" + name + ".pcap"))) {
             Captures.RoceFrame r = Captures.roce(f);
             if (r == null) {
                 continue;

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.jrdma.testsupport.TestVectors;
 import org.junit.jupiter.api.Test;
 
 /** The receive path (decode, field access, ICRC check) allocates nothing per packet. */
@@ -30,7 +31,7 @@ class AllocationFreeTest {
         List<ByteBuf> bufs = new ArrayList<>();
         List<int[]> addr = new ArrayList<>(); // src, dst, ip id, flags, sport, dport
         List<Path> pcaps;
-        try (Stream<Path> s = Files.list(Captures.dir())) {
+        try (Stream<Path> s = Files.list(TestVectors.path("roce"))) {
             pcaps = s.filter(p -> p.toString().endsWith(".pcap"))
                     .filter(p -> !p.getFileName().toString().startsWith(GoldenCaptureTest.BAD_ICRC_CAPTURE)).sorted()
                     .collect(java.util.stream.Collectors.toList());

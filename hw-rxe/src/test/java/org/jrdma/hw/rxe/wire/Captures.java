@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,34 +14,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Test-side readers for the Linux rxe reference captures in {@code shared/vectors/roce}: classic pcap
- * (Ethernet, IPv4/IPv6, UDP 4791), the tshark field export ({@code NAME.tsv}) and the tshark verbose text
- * ({@code NAME.txt}).
+ * Test-side readers for the Linux rxe reference captures in {@code vectors/roce} (this module's test resources,
+ * found with {@code TestVectors}): classic pcap (Ethernet, IPv4/IPv6, UDP 4791), the tshark field export
+ * ({@code NAME.tsv}) and the tshark verbose text ({@code NAME.txt}).
  */
 public final class Captures {
-    static final String VECTORS_PROPERTY = "jrdma.vectors.roce";
-
     private Captures() {
-    }
-
-    /**
-     * The capture directory: {@code -Djrdma.vectors.roce=DIR}, else the first {@code shared/vectors/roce}
-     * found walking up from the working directory (the module dir under Maven), so both
-     * {@code /path/main/hw-rxe} with {@code /path/shared} and a copy elsewhere beside {@code shared/} work.
-     */
-    public static Path dir() {
-        String override = System.getProperty(VECTORS_PROPERTY);
-        if (override != null && !override.isEmpty()) {
-            return Paths.get(override);
-        }
-        Path start = Paths.get("").toAbsolutePath();
-        for (Path d = start; d != null; d = d.getParent()) {
-            Path candidate = d.resolve("shared").resolve("vectors").resolve("roce");
-            if (Files.isDirectory(candidate)) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("no shared/vectors/roce above " + start + " (set -D" + VECTORS_PROPERTY + ")");
     }
 
     /** One captured frame. */

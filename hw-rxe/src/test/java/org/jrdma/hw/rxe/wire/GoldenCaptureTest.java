@@ -23,12 +23,13 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.jrdma.testsupport.TestVectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Golden tests against the Linux 6.1 rxe captures in {@code shared/vectors/roce}: every RoCE packet of every
+ * Golden tests against the Linux 6.1 rxe captures in {@code vectors/roce}: every RoCE packet of every
  * capture is decoded and compared with tshark's view of it (NAME.tsv fields, NAME.txt verbose dissection),
  * its ICRC is recomputed two ways, it is re-encoded from the decoded fields to the identical bytes, and its
  * UDP source port is derived from the QPNs.
@@ -80,20 +81,20 @@ class GoldenCaptureTest {
     @Test
     void everyCaptureIsCoveredAndTheTotalIsRight() throws IOException {
         Set<String> present;
-        try (Stream<Path> s = Files.list(Captures.dir())) {
+        try (Stream<Path> s = Files.list(TestVectors.path("roce"))) {
             present = s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".pcap"))
                     .map(n -> n.substring(0, n.length() - 5)).collect(Collectors.toCollection(TreeSet::new));
         }
         Set<String> expected = new TreeSet<>(EXPECTED.keySet());
         expected.add(BAD_ICRC_CAPTURE);
-        assertEquals(expected, present, "captures in " + Captures.dir());
+        assertEquals(expected, present, "captures in " + TestVectors.path("roce"));
         assertEquals(EXPECTED_TOTAL, EXPECTED.values().stream().mapToInt(v -> v[0]).sum());
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("captures")
     void everyPacketMatchesLinux(String name) throws IOException {
-        Path dir = Captures.dir();
+        Path dir = TestVectors.path("roce");
         List<Captures.RoceFrame> frames = new ArrayList<>();
         for (Captures.Frame f : Captures.readPcap(dir.resolve(name + ".pcap"))) {
             Captures.RoceFrame r = Captures.roce(f);
@@ -200,7 +201,7 @@ class GoldenCaptureTest {
     /** host_to_guest_udp is a plain datagram: not a valid rxe packet, and its "ICRC" does not check. */
     @Test
     void theNonRocePacketIsRejected() throws IOException {
-        List<Captures.Frame> frames = Captures.readPcap(Captures.dir().resolve(BAD_ICRC_CAPTURE + ".pcap"));
+        List<Captures.Frame> frames = Captures.readPcap(TestVectors.path("roce/" + BAD_ICRC_CAPTURE + ".pcap"));
         assertEquals(1, frames.size());
         Captures.RoceFrame r = Captures.roce(frames.get(0));
         assertNotNull(r);

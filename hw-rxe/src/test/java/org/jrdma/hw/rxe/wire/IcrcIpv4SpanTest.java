@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.jrdma.testsupport.TestVectors;
 import org.junit.jupiter.api.Test;
 
 class IcrcIpv4SpanTest {
@@ -218,7 +219,7 @@ class IcrcIpv4SpanTest {
     private static List<Captures.RoceFrame> ipv4Frames() throws IOException {
         List<Captures.RoceFrame> out = new ArrayList<>();
         List<Path> pcaps = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(Captures.dir(), "*.pcap")) {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(TestVectors.path("roce"), "*.pcap")) {
             ds.forEach(pcaps::add);
         }
         pcaps.sort(null);

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.zip.CRC32;
+import org.jrdma.testsupport.TestVectors;
 import org.junit.jupiter.api.Test;
 
 class IcrcTest {
@@ -37,7 +38,7 @@ class IcrcTest {
     /** README: rc_pingpong.pcap frame 12 ends in 5c 3d cc 23; rxe's value is those bytes little-endian. */
     @Test
     void byteOrderOnTheWire() throws IOException {
-        List<Captures.Frame> frames = Captures.readPcap(Captures.dir().resolve("rc_pingpong.pcap"));
+        List<Captures.Frame> frames = Captures.readPcap(TestVectors.path("roce/rc_pingpong.pcap"));
         Captures.RoceFrame r = Captures.roce(frames.get(11));
         ByteBuf b = Unpooled.wrappedBuffer(r.data);
         assertEquals("5c3dcc23", ByteBufUtil.hexDump(b, r.bthOffset + r.length - 4, 4));
@@ -80,7 +81,7 @@ class IcrcTest {
 
     @Test
     void ipv4MaskedFieldsDoNotCount() throws IOException {
-        Captures.RoceFrame r = Captures.roce(Captures.readPcap(Captures.dir().resolve("rc_pingpong.pcap")).get(11));
+        Captures.RoceFrame r = Captures.roce(Captures.readPcap(TestVectors.path("roce/rc_pingpong.pcap")).get(11));
         String hex = ByteBufUtil.hexDump(r.data, r.ipOffset, r.data.length - r.ipOffset);
         int bth = r.bthOffset - r.ipOffset;
         expectSame(hex, p -> p.setByte(1, 0xb8)); // TOS: DSCP + ECN

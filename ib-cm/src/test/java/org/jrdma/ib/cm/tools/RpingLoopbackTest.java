@@ -5,12 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
+import org.jrdma.testsupport.TestVectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class RpingLoopbackTest extends RpingFixture {
 
-    /** The session of shared/vectors/roce/rping.log, replayed: the same lines on each side. */
+    /** The session of vectors/roce/rping.log, replayed: the same lines on each side. */
     @Test
     void theLinuxSessionOfTheCapture() throws Exception {
         Side s = server("-s", "-a", SERVER_IP, "-C", "3", "-S", "64", "-v");
@@ -26,7 +25,7 @@ class RpingLoopbackTest extends RpingFixture {
         assertEquals(0, c.await(20_000), c.err());
         assertEquals(0, s.await(20_000), s.err());
 
-        List<String> log = Files.readAllLines(vectors().resolve("rping.log"), StandardCharsets.ISO_8859_1);
+        List<String> log = Files.readAllLines(TestVectors.path("roce/rping.log"), StandardCharsets.ISO_8859_1);
         int si = log.indexOf("# --- server output");
         int ci = log.indexOf("# --- client output");
         List<String> serverLines = log.subList(si + 1, ci);
@@ -46,16 +45,6 @@ class RpingLoopbackTest extends RpingFixture {
             }
         }
         return l;
-    }
-
-    static Path vectors() {
-        for (Path d = Paths.get("").toAbsolutePath(); d != null; d = d.getParent()) {
-            Path candidate = d.resolve("shared").resolve("vectors").resolve("roce");
-            if (Files.isDirectory(candidate)) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("no shared/vectors/roce above the working directory");
     }
 
     @Test

@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -16,15 +15,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.jrdma.ib.mad.Mad;
+import org.jrdma.testsupport.TestVectors;
 
 /**
- * Reads the CM MADs out of the Linux rxe reference captures in {@code shared/vectors/roce} (classic pcap,
+ * Reads the CM MADs out of the Linux rxe reference captures in {@code vectors/roce} (classic pcap,
  * Ethernet / IPv4 / UDP 4791 / BTH / DETH / MAD / ICRC) and the CM sections of their tshark -V text. A minimal
  * copy of what hw-rxe's test-side {@code Captures} does, which ib-cm cannot reach (hw-rxe test classes are not
  * published).
  */
 final class CmCaptures {
-    static final String VECTORS_PROPERTY = "jrdma.vectors.roce";
     static final int ROCE_PORT = 4791;
     static final int BTH = 12;
     static final int DETH = 8;
@@ -32,22 +31,6 @@ final class CmCaptures {
     static final int OPCODE_UD_SEND_ONLY = 100;
 
     private CmCaptures() {
-    }
-
-    /** {@code -Djrdma.vectors.roce=DIR}, else the first {@code shared/vectors/roce} walking up from the working directory. */
-    static Path dir() {
-        String override = System.getProperty(VECTORS_PROPERTY);
-        if (override != null && !override.isEmpty()) {
-            return Paths.get(override);
-        }
-        Path start = Paths.get("").toAbsolutePath();
-        for (Path d = start; d != null; d = d.getParent()) {
-            Path candidate = d.resolve("shared").resolve("vectors").resolve("roce");
-            if (Files.isDirectory(candidate)) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("no shared/vectors/roce above " + start + " (set -D" + VECTORS_PROPERTY + ")");
     }
 
     /** A MAD on QP1 in a RoCEv2 UD SEND Only packet, with the packet fields around it. */
@@ -101,7 +84,7 @@ final class CmCaptures {
     /** Every UD SEND Only to QP1 carrying a CM MAD, in capture order. */
     static List<CmPacket> cmPackets(String name) throws IOException {
         List<CmPacket> out = new ArrayList<>();
-        for (Map.Entry<Integer, byte[]> f : readPcap(dir().resolve(name + ".pcap")).entrySet()) {
+        for (Map.Entry<Integer, byte[]> f : readPcap(TestVectors.path("roce/" + name + ".pcap")).entrySet()) {
             byte[] d = f.getValue();
             if (d.length < 14 + 20 || u16(d, 12) != 0x0800 || (d[14 + 9] & 0xff) != 17) {
                 continue;
@@ -162,7 +145,7 @@ final class CmCaptures {
         Map<Integer, Map<String, String>> frames = new HashMap<>();
         Map<String, String> cur = null;
         boolean inCm = false;
-        for (String line : Files.readAllLines(dir().resolve(name + ".txt"))) {
+        for (String line : Files.readAllLines(TestVectors.path("roce/" + name + ".txt"))) {
             Matcher m = FRAME.matcher(line);
             if (m.find()) {
                 cur = new LinkedHashMap<>();

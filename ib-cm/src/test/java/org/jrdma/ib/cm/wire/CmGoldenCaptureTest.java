@@ -19,6 +19,7 @@ import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.cm.wire.CmCaptures.CmPacket;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.mad.Mad;
+import org.jrdma.testsupport.TestVectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -422,7 +423,7 @@ class CmGoldenCaptureTest {
             }
         }
         java.util.Set<Integer> seen = new java.util.TreeSet<>();
-        for (byte[] d : CmCaptures.readPcap(CmCaptures.dir().resolve(capture + ".pcap")).values()) {
+        for (byte[] d : CmCaptures.readPcap(TestVectors.path("roce/" + capture + ".pcap")).values()) {
             if (CmCaptures.u16(d, 12) != 0x0800 || (d[23] & 0xff) != 17) {
                 continue;
             }
