@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -47,6 +45,7 @@ import org.jrdma.ib.mad.MadSend;
 import org.jrdma.ib.mad.impl.MadLayer;
 import org.jrdma.ib.mad.impl.SaClientImpl;
 import org.jrdma.ib.mad.sm.SubnetManager;
+import org.jrdma.testsupport.ToolRun;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -319,30 +318,16 @@ class RdmaCmIbTest extends AbstractRdmaCmScenarioTest {
     @Test
     void rpingWithGidsAsAddresses() throws Exception {
         String server = gidAddr(dev1).getHostAddress();
-        ByteArrayOutputStream sout = new ByteArrayOutputStream();
-        ByteArrayOutputStream serr = new ByteArrayOutputStream();
-        int[] sstatus = {-1};
-        Thread st = new Thread(() -> sstatus[0] = Rping.run(cm, new PrintStream(sout, true), new PrintStream(serr, true),
-                "-s", "-a", server, "-C", "10", "-S", "4096", "-V", "-v"), "rping-server");
-        st.setDaemon(true);
-        st.start();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!cm.listening(RdmaPortSpace.TCP, Rping.PORT)) {
-            assertTrue(System.nanoTime() < end && st.isAlive(), "server not listening: " + serr);
-            Thread.sleep(5);
-        }
-        ByteArrayOutputStream cout = new ByteArrayOutputStream();
-        ByteArrayOutputStream cerr = new ByteArrayOutputStream();
-        int cstatus = Rping.run(cm, new PrintStream(cout, true), new PrintStream(cerr, true),
-                "-c", "-a", server, "-C", "10", "-S", "4096", "-V", "-v");
-        st.join(20_000);
-        assertFalse(st.isAlive(), "server still running: " + sout + serr);
-        assertEquals(0, cstatus, "client: " + cout + cerr);
-        assertEquals(0, sstatus[0], "server: " + sout + serr);
-        String c = cout.toString(StandardCharsets.ISO_8859_1);
-        assertTrue(c.contains("ping data: rdma-ping-0: "), c);
-        assertTrue(c.contains("ping data: rdma-ping-9: "), c);
-        assertTrue(sout.toString(StandardCharsets.ISO_8859_1).contains("server ping data: rdma-ping-9: "), sout.toString());
+        ToolRun s = ToolRun.start("rping-server", StandardCharsets.ISO_8859_1,
+                (o, e) -> Rping.run(cm, o, e, "-s", "-a", server, "-C", "10", "-S", "4096", "-V", "-v"));
+        s.awaitUntil(() -> cm.listening(RdmaPortSpace.TCP, Rping.PORT), "server listening", 10);
+        ToolRun c = ToolRun.start("rping-client", StandardCharsets.ISO_8859_1,
+                (o, e) -> Rping.run(cm, o, e, "-c", "-a", server, "-C", "10", "-S", "4096", "-V", "-v"));
+        assertEquals(0, c.await(20), "client: " + c.out() + c.err());
+        assertEquals(0, s.await(20), "server: " + s.out() + s.err());
+        assertTrue(c.out().contains("ping data: rdma-ping-0: "), c.out());
+        assertTrue(c.out().contains("ping data: rdma-ping-9: "), c.out());
+        assertTrue(s.out().contains("server ping data: rdma-ping-9: "), s.out());
         Thread.sleep(700); // TIMEWAIT of both ids
         assertEquals(0, cm.idCount());
         assertEquals(List.of(), mine(dev0));

@@ -1,11 +1,7 @@
 package org.jrdma.ib.cm.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +15,7 @@ import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.ResourceInfo;
 import org.jrdma.ib.core.spi.UnregisterReport;
+import org.jrdma.testsupport.ToolRun;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -67,46 +64,12 @@ abstract class RpingFixture {
         }
     }
 
-    /** One rping run on its own thread, as a process: stdout, stderr, exit status. */
-    static final class Side {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final Thread thread;
-        volatile int status = -1;
-
+    /** One rping run (one "process"): a {@link ToolRun} of {@link Rping}, stacks of the CM's threads on a timeout. */
+    static final class Side extends ToolRun {
         Side(LoopbackRdmaCm cm, String name, String... args) {
-            PrintStream o = new PrintStream(out, true, StandardCharsets.ISO_8859_1);
-            PrintStream e = new PrintStream(err, true, StandardCharsets.ISO_8859_1);
-            thread = new Thread(() -> status = Rping.run(cm, o, e, args), name);
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        /** Waits for the exit status; fails if the run does not end within {@code ms}. */
-        int await(long ms) throws InterruptedException {
-            thread.join(ms);
-            if (thread.isAlive()) {
-                StringBuilder dump = new StringBuilder();
-                Thread.getAllStackTraces().forEach((t, st) -> {
-                    if (t.getName().startsWith("rping") || t.getName().startsWith("loopback")) {
-                        dump.append(t.getName()).append('\n');
-                        for (StackTraceElement e : st) {
-                            dump.append("    ").append(e).append('\n');
-                        }
-                    }
-                });
-                assertFalse(true, thread.getName() + " still running; stdout:\n" + out() + "\nstderr:\n" + err()
-                        + "\nthreads:\n" + dump);
-            }
-            return status;
-        }
-
-        String out() {
-            return out.toString(StandardCharsets.ISO_8859_1);
-        }
-
-        String err() {
-            return err.toString(StandardCharsets.ISO_8859_1);
+            super(name, StandardCharsets.ISO_8859_1, (o, e) -> Rping.run(cm, o, e, args));
+            dumpThreadsNamed("rping", "loopback");
+            start();
         }
     }
 
@@ -122,12 +85,7 @@ abstract class RpingFixture {
 
     void awaitListening(Side s, String ip, int port) throws InterruptedException {
         InetSocketAddress a = new InetSocketAddress(ip, port);
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!cm.listening(a)) {
-            assertTrue(s.thread.isAlive(), "server ended: " + s.err());
-            assertTrue(System.nanoTime() < deadline, "server not listening");
-            Thread.sleep(5);
-        }
+        s.awaitUntil(() -> cm.listening(a), "server listening on " + a, 10);
     }
 
     /** What the Linux client puts in its start buffer for ping {@code ping} of {@code size} bytes, without the NUL. */

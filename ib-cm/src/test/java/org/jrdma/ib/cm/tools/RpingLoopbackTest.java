@@ -22,8 +22,8 @@ class RpingLoopbackTest extends RpingFixture {
     void theLinuxSessionOfTheCapture() throws Exception {
         Side s = server("-s", "-a", SERVER_IP, "-C", "3", "-S", "64", "-v");
         Side c = client("-c", "-I", CLIENT_IP, "-a", SERVER_IP, "-C", "3", "-S", "64", "-v");
-        assertEquals(0, c.await(20_000), c.err());
-        assertEquals(0, s.await(20_000), s.err());
+        assertEquals(0, c.await(20), c.err());
+        assertEquals(0, s.await(20), s.err());
 
         List<String> log = Files.readAllLines(TestVectors.path("roce/rping.log"), StandardCharsets.ISO_8859_1);
         int si = log.indexOf("# --- server output");
@@ -51,8 +51,8 @@ class RpingLoopbackTest extends RpingFixture {
     void tenValidatedPingsOf4k() throws Exception {
         Side s = server("-s", "-a", SERVER_IP, "-C", "10", "-S", "4096", "-V", "-v");
         Side c = client("-c", "-a", SERVER_IP, "-I", CLIENT_IP, "-C", "10", "-S", "4096", "-V", "-v");
-        assertEquals(0, c.await(20_000), c.err());
-        assertEquals(0, s.await(20_000), s.err());
+        assertEquals(0, c.await(20), c.err());
+        assertEquals(0, s.await(20), s.err());
         StringBuilder co = new StringBuilder();
         StringBuilder so = new StringBuilder();
         for (int i = 0; i < 10; i++) {
@@ -69,8 +69,8 @@ class RpingLoopbackTest extends RpingFixture {
     void thePatternWrapsAfterLowercaseZ() throws Exception {
         Side s = server("-s", "-a", SERVER_IP);
         Side c = client("-c", "-a", SERVER_IP, "-C", "60", "-V", "-v");
-        assertEquals(0, c.await(20_000), c.err());
-        assertEquals(0, s.await(20_000), s.err());
+        assertEquals(0, c.await(20), c.err());
+        assertEquals(0, s.await(20), s.err());
         String[] lines = c.out().split("\n");
         assertEquals(60, lines.length);
         // ping 57 starts at 'z', ping 58 at 'A' again; 64 bytes: 63 characters
@@ -84,8 +84,8 @@ class RpingLoopbackTest extends RpingFixture {
     void theServerIgnoresItsCount() throws Exception {
         Side s = server("-s", "-a", SERVER_IP, "-C", "2", "-v");
         Side c = client("-c", "-a", SERVER_IP, "-C", "5");
-        assertEquals(0, c.await(20_000), c.err());
-        assertEquals(0, s.await(20_000), s.err());
+        assertEquals(0, c.await(20), c.err());
+        assertEquals(0, s.await(20), s.err());
         assertEquals(5, s.out().split("\n").length, s.out());
         assertEquals("", c.out());
     }
@@ -95,8 +95,8 @@ class RpingLoopbackTest extends RpingFixture {
         // the server reads the client's size into its own buffer: a smaller client works
         Side s = server("-s", "-a", SERVER_IP, "-S", "128", "-v");
         Side c = client("-c", "-a", SERVER_IP, "-C", "2", "-S", "30", "-V", "-v");
-        assertEquals(0, c.await(20_000), c.err());
-        assertEquals(0, s.await(20_000), s.err());
+        assertEquals(0, c.await(20), c.err());
+        assertEquals(0, s.await(20), s.err());
         assertEquals("ping data: " + pingString(0, 30) + "\nping data: " + pingString(1, 30) + "\n", c.out());
         assertEquals("server ping data: " + pingString(0, 30) + "\nserver ping data: " + pingString(1, 30) + "\n",
                 s.out());
@@ -106,10 +106,10 @@ class RpingLoopbackTest extends RpingFixture {
     void aLargerClientFailsTheServersRead() throws Exception {
         Side s = server("-s", "-a", SERVER_IP, "-S", "64");
         Side c = client("-c", "-a", SERVER_IP, "-C", "1", "-S", "128");
-        assertEquals(255, s.await(20_000));
+        assertEquals(255, s.await(20));
         assertTrue(Pattern.compile("^cq completion failed status \\d+\nwait for RDMA_READ_COMPLETE state 11\n"
                 + "rping server failed: -1\n").matcher(s.err()).find(), s.err());
-        int cs = c.await(20_000);
+        int cs = c.await(20);
         // the client sees the connection go: a clean end, as rping.c
         assertEquals(0, cs, c.err());
         assertTrue(Pattern.compile("client DISCONNECT EVENT...\nwait for RDMA_WRITE_ADV state 10\n").matcher(c.err())
@@ -119,7 +119,7 @@ class RpingLoopbackTest extends RpingFixture {
     @Test
     void noListenerIsRejected() throws Exception {
         Side c = client("-c", "-a", SERVER_IP, "-C", "1");
-        assertEquals(255, c.await(20_000));
+        assertEquals(255, c.await(20));
         assertEquals("cma event RDMA_CM_EVENT_REJECTED, error 8\nwait for CONNECTED state 4\nconnect error -1\n",
                 c.err());
         assertEquals("", c.out());
@@ -128,7 +128,7 @@ class RpingLoopbackTest extends RpingFixture {
     @Test
     void anUnknownAddressFailsResolution() throws Exception {
         Side c = client("-c", "-a", "10.9.9.9", "-C", "1");
-        assertEquals(255, c.await(20_000));
+        assertEquals(255, c.await(20));
         assertEquals("cma event RDMA_CM_EVENT_ADDR_ERROR, error -110\n"
                 + "waiting for addr/route resolution state 1\n", c.err());
     }
@@ -137,10 +137,10 @@ class RpingLoopbackTest extends RpingFixture {
     void aSecondServerOnThePortFailsToBind() throws Exception {
         Side s = server("-s", "-a", SERVER_IP);
         Side s2 = new Side(cm, "second", "-s", "-a", SERVER_IP);
-        assertEquals(255, s2.await(20_000));
+        assertEquals(255, s2.await(20));
         assertTrue(s2.err().startsWith("rdma_bind_addr: "), s2.err());
-        s.thread.interrupt();
-        assertEquals(Rping.INTERRUPTED, s.await(20_000));
+        s.interrupt();
+        assertEquals(Rping.INTERRUPTED, s.await(20));
     }
 
     @Test
@@ -148,8 +148,8 @@ class RpingLoopbackTest extends RpingFixture {
         Side s = new Side(cm, "server", "-s", "-a", SERVER_IP, "-p", "9999", "-v");
         awaitListening(s, SERVER_IP, 9999);
         Side c = client("-c", "-a", SERVER_IP, "-p", "9999", "-C", "1", "-v");
-        assertEquals(0, c.await(20_000), c.err());
-        assertEquals(0, s.await(20_000), s.err());
+        assertEquals(0, c.await(20), c.err());
+        assertEquals(0, s.await(20), s.err());
         assertEquals("ping data: " + pingString(0, 64) + "\n", c.out());
     }
 
@@ -162,9 +162,9 @@ class RpingLoopbackTest extends RpingFixture {
         while (c.out().split("\n").length < 20 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        c.thread.interrupt();
-        assertEquals(Rping.INTERRUPTED, c.await(20_000));
-        int status = s.await(20_000);
+        c.interrupt();
+        assertEquals(Rping.INTERRUPTED, c.await(20));
+        int status = s.await(20);
         if (status == 0) {
             assertTrue(Pattern.matches("server DISCONNECT EVENT\\.\\.\\.\nwait for RDMA_[A-Z_]+ state 10\n", s.err()),
                     s.err());
@@ -186,11 +186,11 @@ class RpingLoopbackTest extends RpingFixture {
         while (c.out().split("\n").length < 20 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        s.thread.interrupt();
-        assertEquals(Rping.INTERRUPTED, s.await(20_000));
+        s.interrupt();
+        assertEquals(Rping.INTERRUPTED, s.await(20));
         // rping.c's race: DISCONNECTED may come while the client is between pings, and the loop's
         // "state = RDMA_READ_ADV" overwrites it; then the wait fails with that state and status 255
-        int status = c.await(20_000);
+        int status = c.await(20);
         if (status == 0) {
             assertTrue(Pattern.matches("client DISCONNECT EVENT\\.\\.\\.\nwait for RDMA_[A-Z_]+ state 10\n", c.err()),
                     c.err());
@@ -204,13 +204,13 @@ class RpingLoopbackTest extends RpingFixture {
     @Test
     void aServerWaitingForAClientIsInterrupted() throws Exception {
         Side s = server("-s", "-a", SERVER_IP);
-        s.thread.interrupt();
-        assertEquals(Rping.INTERRUPTED, s.await(20_000));
+        s.interrupt();
+        assertEquals(Rping.INTERRUPTED, s.await(20));
         assertEquals("", s.err());
         // the port is free again
         Side again = server("-s", "-a", SERVER_IP);
-        again.thread.interrupt();
-        assertEquals(Rping.INTERRUPTED, again.await(20_000));
+        again.interrupt();
+        assertEquals(Rping.INTERRUPTED, again.await(20));
     }
 
     @Test
@@ -218,7 +218,7 @@ class RpingLoopbackTest extends RpingFixture {
         Side s = server("-s", "-P", "-a", SERVER_IP, "-v");
         for (int i = 0; i < 3; i++) {
             Side c = client("-c", "-a", SERVER_IP, "-C", "2", "-V", "-v");
-            assertEquals(0, c.await(20_000), c.err());
+            assertEquals(0, c.await(20), c.err());
             assertEquals("ping data: " + pingString(0, 64) + "\nping data: " + pingString(1, 64) + "\n", c.out());
         }
         long deadline = System.nanoTime() + 10_000_000_000L;
@@ -226,8 +226,8 @@ class RpingLoopbackTest extends RpingFixture {
             Thread.sleep(5);
         }
         assertEquals(6, s.out().split("\n").length, s.out());
-        s.thread.interrupt();
-        assertEquals(Rping.INTERRUPTED, s.await(20_000));
+        s.interrupt();
+        assertEquals(Rping.INTERRUPTED, s.await(20));
     }
 
     @Test
@@ -235,18 +235,18 @@ class RpingLoopbackTest extends RpingFixture {
         Side s = server("-s", "-P", "-a", SERVER_IP);
         Side c1 = client("-c", "-a", SERVER_IP, "-C", "50", "-V");
         Side c2 = client("-c", "-a", SERVER_IP, "-C", "50", "-V");
-        assertEquals(0, c1.await(20_000), c1.err());
-        assertEquals(0, c2.await(20_000), c2.err());
-        s.thread.interrupt();
-        assertEquals(Rping.INTERRUPTED, s.await(20_000));
+        assertEquals(0, c1.await(20), c1.err());
+        assertEquals(0, c2.await(20), c2.err());
+        s.interrupt();
+        assertEquals(Rping.INTERRUPTED, s.await(20));
     }
 
     @Test
     void debugLinesGoToStdout() throws Exception {
         Side s = server("-d", "-s", "-a", SERVER_IP);
         Side c = client("-d", "-c", "-a", SERVER_IP, "-C", "1", "-S", "32", "-v");
-        assertEquals(0, c.await(20_000), c.err());
-        assertEquals(0, s.await(20_000), s.err());
+        assertEquals(0, c.await(20), c.err());
+        assertEquals(0, s.await(20), s.err());
         String p = "0x[0-9a-f]+";
         // each thread's lines come in its order; the threads' lines interleave as they do in C
         assertInOrder(c.out(), // main thread

@@ -195,7 +195,7 @@ class RpingWireTest extends RpingFixture {
                 srv.pollFor(WcOpcode.RDMA_WRITE);
                 srv.send(512, 16);
             }
-            assertEquals(0, c.await(20_000), c.err());
+            assertEquals(0, c.await(20), c.err());
             assertEquals("ping data: " + pingString(0, 100) + "\nping data: " + pingString(1, 100) + "\n", c.out());
             srv.next(RdmaCmEventType.DISCONNECTED);
         }
@@ -239,7 +239,7 @@ class RpingWireTest extends RpingFixture {
             id.disconnect();
             cli.next(RdmaCmEventType.DISCONNECTED);
         }
-        assertEquals(0, s.await(20_000), s.err());
+        assertEquals(0, s.await(20), s.err());
         assertEquals("server ping data: " + pingString(0, 64) + "\n", s.out());
         assertEquals("server DISCONNECT EVENT...\nwait for RDMA_READ_ADV state 10\n", s.err());
     }
@@ -280,7 +280,7 @@ class RpingWireTest extends RpingFixture {
             cli.pollFor(WcOpcode.SEND); // the advert arrived (before it, the server would wait forever, as rping.c)
             cli.qp.modify(new QpAttr().state(QpState.ERR)); // gone, without a word
 
-            assertEquals(255, s.await(20_000), s.err());
+            assertEquals(255, s.await(20), s.err());
             assertTrue(Pattern.compile("^cq completion failed status 12\nwait for RDMA_(READ_COMPLETE|WRITE_ADV) "
                     + "state 11\nrping server failed: -1\n").matcher(s.err()).find(), s.err());
         }
