@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The TCP side channel byte for byte against what Linux's tools sent: the payloads captured from
  * rdma-core 44's {@code ibv_rc_pingpong -g 1 -n 3 -s 64} between two rxe devices
- * ({@code shared/vectors/roce/handshakes.txt}, frames 4, 6, 8 of {@code rc_pingpong.pcap}), and the
+ * (handshakes.txt beside the captures, copied here; frames 4, 6, 8 of {@code rc_pingpong.pcap}), and the
  * address lines the real tools printed for them ({@code rc_pingpong.log}). A fake peer plays the
  * Linux side of the socket.
  */

@@ -299,7 +299,7 @@ class IbvDevinfoTest {
         org.junit.jupiter.api.Assertions.assertTrue(out.endsWith("\tnum_comp_vectors:\t\t1\n" + port2), out);
     }
 
-    /** The GID lines rdma-core 44 printed for rxe_a (/work/shared/vectors/roce/devices.txt). */
+    /** The GID lines rdma-core 44 printed for rxe_a (devices.txt beside the Linux rxe captures, copied here). */
     @Test
     void roceGidsAsCapturedFromARealRxe() {
         core.registrar().register(new TestDriver(1, LinkLayer.ETHERNET, 0x0200000000000aL) {

@@ -31,7 +31,7 @@ class RdmaLinkTest {
             + "state ACTIVE physical_state LINK_UP \n";
     /** An Ethernet port whose driver names no netdev. */
     static final String RXE0_1 = "link rxe0/1 state ACTIVE physical_state LINK_UP \n";
-    /** As captured from a real rxe in /work/shared/vectors/roce/devices.txt (iproute2 6.1, Linux 6.1). */
+    /** As captured from a real rxe (devices.txt beside the Linux rxe captures; iproute2 6.1, Linux 6.1). */
     static final String RXE0_1_ETH0 = "link rxe0/1 state ACTIVE physical_state LINK_UP netdev eth0 \n";
     static final String HELP = """
             Usage: rdma link show [DEV/PORT_INDEX]
