@@ -62,11 +62,6 @@ public final class Perftest {
     /** The exit status of a run ended by an interrupt (128 + SIGINT). */
     public static final int INTERRUPTED = 130;
     static final String RESULT_LINE = Params.RESULT_LINE;
-    static final String RESULT_FMT = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
-    static final String RESULT_FMT_G = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]";
-    static final String RESULT_FMT_LAT = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
-    static final String RESULT_FMT_LAT_DUR = " #bytes        #iterations       t_avg[usec]    tps average";
-    static final double CPU_MHZ = 1000.0;
     private static final Random RANDOM = new Random();
     private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
@@ -230,6 +225,7 @@ public final class Perftest {
         long[] tposted;
         long[] tcompleted;
         DurationClock clock;
+        final PerfReport report;
 
         Run(Params p, IbCore core, RdmaCm cm, PrintStream out, StringBuilder err, PrintStream warn) {
             this.p = p;
@@ -238,6 +234,7 @@ public final class Perftest {
             this.out = out;
             this.err = err;
             this.warn = warn;
+            this.report = new PerfReport(p, out);
             String prog = name;
             this.owner = new IbClient() {
                 @Override
@@ -290,7 +287,7 @@ public final class Perftest {
                 ctxInit(dev);
             }
             setUpConnection();
-            printTestInfo();
+            report.printTestInfo(currMtu, link);
             if (tst == Tst.BW && verb != Verb.SEND) {
                 bwOneSided();
             } else if (tst == Tst.BW) {
@@ -318,27 +315,25 @@ public final class Perftest {
             connectQps();
             printDests(true);
             handShake(my[0]);
-            out.print(RESULT_LINE);
-            out.print((p.gbits ? RESULT_FMT_G : RESULT_FMT) + "\n");
-            out.flush();
+            report.printBwHeader();
             if (p.machine == Machine.SERVER) {
                 handShake(my[0]);
-                BwReport remRep = xchgBwReports(new BwReport(0, 0, 0, 0, 0));
-                printFullBwReport(remRep);
+                PerfReport.BwReport remRep = xchgBwReports(new PerfReport.BwReport(0, 0, 0, 0, 0));
+                report.printFullBwReport(remRep);
                 closeConnection();
                 out.print(RESULT_LINE);
                 return;
             }
-            BwReport last = null;
+            PerfReport.BwReport last = null;
             if (p.runAll && verb != Verb.ATOMIC) {
                 for (int i = 1; i < 24; i++) {
                     p.size = 1L << i;
                     runIterBw();
-                    last = printReportBw();
+                    last = report.printReportBw(p.size, samples());
                 }
             } else {
                 runIterBw();
-                last = printReportBw();
+                last = report.printReportBw(p.size, samples());
             }
             out.print(RESULT_LINE);
             handShake(my[0]);
@@ -355,9 +350,7 @@ public final class Perftest {
             connectQps();
             handShake(my[0]);
             printDests(true);
-            out.print(RESULT_LINE);
-            out.print((p.gbits ? RESULT_FMT_G : RESULT_FMT) + "\n");
-            out.flush();
+            report.printBwHeader();
             if (p.runAll) {
                 long maxPow = 24;
                 for (int i = 1; i < maxPow; i++) {
@@ -371,7 +364,7 @@ public final class Perftest {
                     } else {
                         runIterBwServer();
                     }
-                    printReportBw();
+                    report.printReportBw(p.size, samples());
                     handShake(my[0]);
                 }
             } else {
@@ -384,7 +377,7 @@ public final class Perftest {
                 } else {
                     runIterBwServer();
                 }
-                printReportBw();
+                report.printReportBw(p.size, samples());
             }
             out.print(RESULT_LINE);
             closeConnection();
@@ -398,16 +391,16 @@ public final class Perftest {
             connectQps();
             printDests(true);
             handShake(my[0]);
-            printLatHeader();
+            report.printLatHeader();
             if (p.runAll) {
                 for (int i = 1; i < 24; i++) {
                     p.size = 1L << i;
                     runIterLatWrite();
-                    printReportLat();
+                    report.printReportLat(p.size, samples());
                 }
             } else {
                 runIterLatWrite();
-                printReportLat();
+                report.printReportLat(p.size, samples());
             }
             out.print(RESULT_LINE);
         }
@@ -419,20 +412,20 @@ public final class Perftest {
             connectQps();
             handShake(my[0]);
             printDests(true);
-            printLatHeader();
+            report.printLatHeader();
             if (p.runAll) {
                 for (int i = 1; i < 24; i++) {
                     p.size = 1L << i;
                     setRecvWqes();
                     handShake(my[0]);
                     runIterLatSend();
-                    printReportLat();
+                    report.printReportLat(p.size, samples());
                 }
             } else {
                 setRecvWqes();
                 handShake(my[0]);
                 runIterLatSend();
-                printReportLat();
+                report.printReportLat(p.size, samples());
             }
             out.print(RESULT_LINE);
             closeConnection();
@@ -451,25 +444,19 @@ public final class Perftest {
                 out.print(RESULT_LINE);
                 return;
             }
-            printLatHeader();
+            report.printLatHeader();
             if (p.runAll && verb == Verb.READ) {
                 for (int i = 1; i < 24; i++) {
                     p.size = 1L << i;
                     runIterLat();
-                    printReportLat();
+                    report.printReportLat(p.size, samples());
                 }
             } else {
                 runIterLat();
-                printReportLat();
+                report.printReportLat(p.size, samples());
             }
             closeConnection();
             out.print(RESULT_LINE);
-        }
-
-        void printLatHeader() {
-            out.print(RESULT_LINE);
-            out.print((p.duration ? RESULT_FMT_LAT_DUR : RESULT_FMT_LAT) + "\n");
-            out.flush();
         }
 
         // ------------------------------------------------------------------ device, link, connection
@@ -847,92 +834,17 @@ public final class Perftest {
             warn.flush();
         }
 
-        void printTestInfo() {
-            StringBuilder o = new StringBuilder();
-            o.append(RESULT_LINE);
-            o.append("                    ");
-            o.append(switch (verb) {
-                case SEND -> "Send";
-                case WRITE -> "RDMA_Write";
-                case READ -> "RDMA_Read";
-                case ATOMIC -> "Atomic";
-            }).append(' ');
-            if (verb == Verb.ATOMIC) {
-                o.append(p.fetchAndAdd ? "FETCH_AND_ADD" : "CMP_AND_SWAP").append(' ');
-            }
-            o.append(tst == Tst.BW ? "BW " : "Latency ");
-            o.append("Test\n");
-            o.append(" Dual-port       : OFF\t\tDevice         : ").append(p.ibDevname).append('\n');
-            o.append(" Number of qps   : ").append(p.numOfQps).append("\t\tTransport type : IB\n");
-            o.append(" Connection type : RC\t\tUsing SRQ      : OFF\n");
-            o.append(" PCIe relax order: ").append(verb == Verb.WRITE && tst == Tst.LAT ? "OFF" : "ON").append('\n');
-            o.append(" ibv_wr* API     : OFF\n");
-            if (p.machine == Machine.CLIENT) {
-                o.append(" TX depth        : ").append(p.txDepth).append('\n');
-            }
-            if (verb == Verb.SEND && p.machine == Machine.SERVER) {
-                o.append(" RX depth        : ").append(p.rxDepth).append('\n');
-            }
-            if (tst == Tst.BW) {
-                o.append(" CQ Moderation   : ").append(p.cqMod).append('\n');
-            }
-            o.append(" Mtu             : ").append(currMtu.bytes()).append("[B]\n");
-            o.append(" Link type       : ").append(link == LinkLayer.ETHERNET ? "Ethernet" : "IB").append('\n');
-            if (p.gidIndex != -1) {
-                o.append(" GID index       : ").append(p.gidIndex).append('\n');
-            }
-            if (verb != Verb.READ && verb != Verb.ATOMIC) {
-                o.append(" Max inline data : ").append(p.inlineSize).append("[B]\n");
-            } else {
-                o.append(" Outstand reads  : ").append(p.outReads).append('\n');
-            }
-            o.append(" rdma_cm QPs\t : ").append(p.rdmaCm ? "ON" : "OFF").append('\n');
-            o.append(" Data ex. method : ").append(p.rdmaCm ? "rdma_cm" : "Ethernet");
-            if (p.rdmaCm && p.machine == Machine.SERVER) {
-                o.append('\n').append(RESULT_LINE);
-                o.append(" Waiting for client rdma_cm QP to connect\n");
-                o.append(" Please run the same command with the IB/RoCE interface IP");
-            }
-            o.append('\n').append(RESULT_LINE);
-            out.print(o);
-            out.flush();
-        }
-
-        /** {@code ctx_print_pingpong_data} for the local QPs, then (after the REMOTE handshake done by the caller) the remote ones. */
         void printDests(boolean remoteHandshake) {
             for (int i = 0; i < p.numOfQps; i++) {
-                printDest("local", my[i]);
+                report.printDest("local", my[i]);
             }
             for (int i = 0; i < p.numOfQps; i++) {
                 if (remoteHandshake) {
                     rem[i] = handShake(my[i]);
                 }
-                printDest("remote", rem[i]);
+                report.printDest("remote", rem[i]);
             }
             out.flush();
-        }
-
-        void printDest(String side, Dest d) {
-            StringBuilder o = new StringBuilder();
-            o.append(' ').append(side).append(" address: LID ").append(Fmt.altHex(d.lid() & 0xffffffffL, 4))
-                    .append(" QPN ").append(Fmt.altHex(d.qpn() & 0xffffffffL, 6))
-                    .append(" PSN ").append(Fmt.altHex(d.psn() & 0xffffffffL, 6));
-            if (verb == Verb.READ) {
-                o.append(" OUT ").append(Fmt.altHex(d.outReads() & 0xffffffffL, 4));
-            }
-            if (verb == Verb.READ || verb == Verb.WRITE) {
-                o.append(" RKey ").append(Fmt.altHex(d.rkey() & 0xffffffffL, 8))
-                        .append(" VAddr ").append(Fmt.altHex(d.vaddr(), 16));
-            }
-            o.append('\n');
-            if (p.gidIndex > -1) {
-                o.append(" GID: ");
-                byte[] g = d.gid();
-                for (int i = 0; i < 16; i++) {
-                    o.append(Fmt.f("%02d", g[i] & 0xff)).append(i < 15 ? ":" : "\n");
-                }
-            }
-            out.print(o);
         }
 
         // ------------------------------------------------------------------ posting helpers
@@ -1334,144 +1246,23 @@ public final class Perftest {
             }
         }
 
-        // ------------------------------------------------------------------ reports
-
-        record BwReport(long size, long iters, double bwPeak, double bwAvg, double msgRate) {
-        }
-
-        /** {@code print_report_bw}. */
-        BwReport printReportBw() {
-            int n = p.numOfQps;
-            long iters = p.iters;
-            long optDelta = tcompleted[0] - tposted[0];
-            if (optDelta < 0) {
-                optDelta = Long.MAX_VALUE; // cycles_t is unsigned: an unset tcompleted[0] never wins the minimum
-            }
-            if (!p.noPeak) {
-                long tot = iters * n;
-                for (int i = 0; i < tot; i++) {
-                    for (long j = roundUp(i + 1, p.cqMod) - 1; j < tot; j += p.cqMod) {
-                        long t = Long.divideUnsigned(tcompleted[(int) j] - tposted[i], j - i + 1);
-                        if (Long.compareUnsigned(t, optDelta) < 0) {
-                            optDelta = t;
-                        }
-                    }
-                    if (tot % p.cqMod != 0) {
-                        long j = tot - 1;
-                        long t = Long.divideUnsigned(tcompleted[(int) j] - tposted[i], j - i + 1);
-                        if (Long.compareUnsigned(t, optDelta) < 0) {
-                            optDelta = t;
-                        }
-                    }
-                }
-            }
-            double cyclesToUnits = CPU_MHZ * 1000000;
-            long tsize = p.size;
-            long calc = p.duration ? iters : iters * n;
-            int location = p.noPeak ? 0 : (int) (calc - 1);
-            long formatFactor = p.gbits ? 125000000 : 0x100000;
-            double sum = (double) (tcompleted[location] - tposted[0]);
-            double bwAvg = ((double) tsize * calc * cyclesToUnits) / (sum * formatFactor);
-            double msgRate = ((double) calc * cyclesToUnits) / (sum * 1000000);
-            long peakUp = (p.noPeak ? 0 : 1) * tsize * (long) cyclesToUnits;
-            long peakDown = Math.max(1, optDelta) * formatFactor;
-            BwReport r = new BwReport(p.size, calc, (double) peakUp / peakDown, bwAvg, msgRate);
-            printFullBwReport(r);
-            return r;
-        }
-
-        void printFullBwReport(BwReport r) {
-            boolean incAccuracy = r.bwAvg < 0.1 && p.gbits;
-            if (incAccuracy) {
-                out.print(Fmt.f(" %-7d    %d           %-7.6f            %-7.6f            %-7.6f", r.size, r.iters,
-                        r.bwPeak, r.bwAvg, r.msgRate));
-            } else {
-                out.print(Fmt.f(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size, r.iters, r.bwPeak,
-                        r.bwAvg, r.msgRate));
-            }
-            out.print("\n");
-            out.flush();
-        }
-
         /** {@code xchg_bw_reports}: size, iters (8 bytes from 5.33 on), peak, average, message rate, big-endian. */
-        BwReport xchgBwReports(BwReport mine) {
-            long size = ByteBuffer.wrap(xchg(ByteBuffer.allocate(8).putLong(mine.size).array())).getLong();
+        PerfReport.BwReport xchgBwReports(PerfReport.BwReport mine) {
+            long size = ByteBuffer.wrap(xchg(ByteBuffer.allocate(8).putLong(mine.size()).array())).getLong();
             long iters;
             if (atof(remVersion) >= 5.33) {
-                iters = ByteBuffer.wrap(xchg(ByteBuffer.allocate(8).putLong(mine.iters).array())).getLong();
+                iters = ByteBuffer.wrap(xchg(ByteBuffer.allocate(8).putLong(mine.iters()).array())).getLong();
             } else {
-                iters = ByteBuffer.wrap(xchg(ByteBuffer.allocate(4).putInt((int) mine.iters).array())).getInt();
+                iters = ByteBuffer.wrap(xchg(ByteBuffer.allocate(4).putInt((int) mine.iters()).array())).getInt();
             }
-            double peak = ByteBuffer.wrap(xchg(ByteBuffer.allocate(8).putDouble(mine.bwPeak).array())).getDouble();
-            double avg = ByteBuffer.wrap(xchg(ByteBuffer.allocate(8).putDouble(mine.bwAvg).array())).getDouble();
-            double rate = ByteBuffer.wrap(xchg(ByteBuffer.allocate(8).putDouble(mine.msgRate).array())).getDouble();
-            return new BwReport(size, iters, peak, avg, rate);
+            double peak = ByteBuffer.wrap(xchg(ByteBuffer.allocate(8).putDouble(mine.bwPeak()).array())).getDouble();
+            double avg = ByteBuffer.wrap(xchg(ByteBuffer.allocate(8).putDouble(mine.bwAvg()).array())).getDouble();
+            double rate = ByteBuffer.wrap(xchg(ByteBuffer.allocate(8).putDouble(mine.msgRate()).array())).getDouble();
+            return new PerfReport.BwReport(size, iters, peak, avg, rate);
         }
 
-        void printReportLat() {
-            if (p.duration) {
-                printReportLatDuration();
-                return;
-            }
-            int rttFactor = verb == Verb.READ || verb == Verb.ATOMIC ? 1 : 2;
-            int measureCnt = (int) p.iters - 1;
-            long[] delta = new long[measureCnt];
-            for (int i = 0; i < measureCnt; i++) {
-                delta[i] = tposted[i + 1] - tposted[i];
-            }
-            double cyclesToUnits = p.cycles ? 1 : CPU_MHZ;
-            String units = p.cycles ? "cycles" : "usec";
-            double q = cyclesToUnits * rttFactor;
-            if (p.unsorted) {
-                out.print("#, " + units + "\n");
-                for (int i = 0; i < measureCnt; i++) {
-                    out.print((i + 1) + ", " + gFormat(delta[i] / q) + "\n");
-                }
-            }
-            Arrays.sort(delta);
-            measureCnt -= 2;
-            long median = (measureCnt - 1) % 2 != 0 ? (delta[measureCnt / 2] + delta[measureCnt / 2 - 1]) / 2
-                    : delta[measureCnt / 2];
-            double averageSum = 0;
-            for (int i = 0; i < measureCnt; i++) {
-                averageSum += delta[i] / q;
-            }
-            double average = averageSum / measureCnt;
-            double stdevSum = 0;
-            for (int i = 0; i < measureCnt; i++) {
-                int tempVar = (int) (average - (delta[i] / q));
-                int powVar = (int) Math.pow(tempVar, 2);
-                stdevSum += powVar;
-            }
-            if (p.histogram) {
-                out.print("#, " + units + "\n");
-                for (int i = 0; i < measureCnt; i++) {
-                    out.print((i + 1) + ", " + gFormat(delta[i] / q) + "\n");
-                }
-            }
-            if (p.unsorted || p.histogram) {
-                out.print(RESULT_LINE);
-                out.print(RESULT_FMT_LAT + "\n");
-            }
-            double latency = median / q;
-            double stdev = Math.sqrt(stdevSum / measureCnt);
-            int iters99 = (int) Math.ceil(measureCnt * 0.99);
-            int iters999 = (int) Math.ceil(measureCnt * 0.999);
-            out.print(Fmt.f(" %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f",
-                    p.size, p.iters, delta[0] / q, delta[measureCnt] / q, latency, average, stdev, delta[iters99] / q,
-                    delta[iters999] / q));
-            out.print("\n");
-            out.flush();
-        }
-
-        void printReportLatDuration() {
-            int rttFactor = verb == Verb.READ || verb == Verb.ATOMIC ? 1 : 2;
-            long sample = tcompleted[0] - tposted[0];
-            double latency = ((sample / CPU_MHZ) / rttFactor) / p.iters;
-            double tps = p.iters / (sample / (CPU_MHZ * 1000000));
-            out.print(Fmt.f(" %-7d       %d            %-7.2f        %-7.2f", p.size, p.iters, latency, tps));
-            out.print("\n");
-            out.flush();
+        Samples samples() {
+            return new Samples(p.iters, tposted, tcompleted);
         }
 
         // ------------------------------------------------------------------ release
@@ -1505,55 +1296,10 @@ public final class Perftest {
         }
     }
 
-    /** perftest's duration states, driven by elapsed time instead of SIGALRM. */
-    static final class DurationClock {
-        static final int START = 0;
-        static final int SAMPLE = 1;
-        static final int STOP = 2;
-        static final int END = 3;
-        final long marginNs;
-        final long durationNs;
-        long t0;
-        long sampleStart;
-        long sampleEnd;
-        int state;
-
-        DurationClock(Params p) {
-            marginNs = p.margin * 1_000_000_000L;
-            durationNs = p.durationSec * 1_000_000_000L;
-        }
-
-        void start() {
-            t0 = System.nanoTime();
-            state();
-        }
-
-        int state() {
-            long now = System.nanoTime();
-            long el = now - t0;
-            if (state == START && el >= marginNs) {
-                state = SAMPLE;
-                sampleStart = now;
-            }
-            if (state == SAMPLE && el >= durationNs - marginNs) {
-                state = STOP;
-                sampleEnd = now;
-            }
-            if (state == STOP && el >= durationNs) {
-                state = END;
-            }
-            return state;
-        }
-    }
-
     // ====================================================================== helpers
 
     static Runnable this_listening(Run r) {
         return r.tool().listening;
-    }
-
-    static long roundUp(long v, long m) {
-        return ((v + m - 1) / m) * m;
     }
 
     static double atof(String s) {
@@ -1566,20 +1312,6 @@ public final class Perftest {
         } catch (NumberFormatException e) {
             return 0;
         }
-    }
-
-    static String gFormat(double v) {
-        String s = Fmt.f("%.6g", v);
-        if (s.contains("e")) {
-            return s;
-        }
-        if (s.contains(".")) {
-            s = s.replaceAll("0+$", "");
-            if (s.endsWith(".")) {
-                s = s.substring(0, s.length() - 1);
-            }
-        }
-        return s;
     }
 
     static WorkCompletion[] wcs(int n) {

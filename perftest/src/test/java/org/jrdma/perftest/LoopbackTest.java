@@ -249,7 +249,7 @@ class LoopbackTest {
         checkHeader(s[0].out(), "RDMA_Write Latency Test", false, false, false, false, dev.name());
         checkHeader(s[1].out(), "RDMA_Write Latency Test", true, false, false, false, dev.name());
         for (Side side : s) {
-            assertTrue(side.out().contains(Perftest.RESULT_FMT_LAT + "\n"));
+            assertTrue(side.out().contains(PerfReport.RESULT_FMT_LAT + "\n"));
             List<String> rows = rows(side.out(), LAT_ROW);
             assertEquals(1, rows.size(), side.out());
             assertTrue(rows.get(0).startsWith(" 64      1000 "), rows.get(0));
