@@ -46,12 +46,4 @@ final class DurationClock {
         }
         return state;
     }
-
-    boolean ended() {
-        return state() == END;
-    }
-
-    boolean sampling() {
-        return state() == SAMPLE;
-    }
 }

@@ -98,6 +98,18 @@ final class Params {
         }
     }
 
+    /** The message sizes of a run: with {@code all} ({@code -a}) 2 to 2^23 bytes, else {@code -s}'s. */
+    long[] sizes(boolean all) {
+        if (!all) {
+            return new long[] {size};
+        }
+        long[] sizes = new long[23];
+        for (int i = 1; i < 24; i++) {
+            sizes[i - 1] = 1L << i;
+        }
+        return sizes;
+    }
+
     /** What {@code parser} returns besides 0. */
     static final int FAILURE = 1;
     static final int VERSION_EXIT = 10;
@@ -391,6 +403,11 @@ final class Params {
         if (!duration && iters > 20000 && !noPeak && tst == Tst.BW) {
             noPeak = true;
         }
+        checkMargin(out, err);
+    }
+
+    /** The duration mode's margin: a quarter of the duration unless {@code -f} set it, less than half of it. */
+    private void checkMargin(PrintStream out, StringBuilder err) {
         if (duration && margin == DEF_INIT_MARGIN) {
             margin = durationSec / 4;
         }
