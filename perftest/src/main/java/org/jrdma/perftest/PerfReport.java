@@ -1,5 +1,7 @@
 package org.jrdma.perftest;
 
+import static org.jrdma.perftest.Params.RESULT_LINE;
+
 import java.io.PrintStream;
 import java.util.Arrays;
 
@@ -18,7 +20,6 @@ import org.jrdma.perftest.Params.Verb;
  * search) applies unchanged.
  */
 final class PerfReport {
-    static final String RESULT_LINE = Params.RESULT_LINE;
     static final String RESULT_FMT = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
     static final String RESULT_FMT_G = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]";
     static final String RESULT_FMT_LAT = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
