@@ -115,7 +115,7 @@ final class BwIterations {
 
     /** One poll of the send CQ; each completion stands for {@code cq_mod} WRs. False when it was empty. */
     private boolean pollSend() {
-        int ne = res.sendCq.poll(wc, wc.length);
+        int ne = res.bufs.sendCq().poll(wc, wc.length);
         if (ne <= 0) {
             return false;
         }
@@ -151,7 +151,7 @@ final class BwIterations {
         boolean first = true;
         int empty = 0;
         while (rcnt < totIters || (p.duration && (clock == null || clock.state() != DurationClock.END))) {
-            int ne = res.recvCq.poll(wc, wc.length);
+            int ne = res.bufs.recvCq().poll(wc, wc.length);
             if (ne <= 0) {
                 Perftest.idle(empty++);
                 continue;

@@ -155,7 +155,7 @@ final class Communication {
         my = new Dest[p.numOfQps];
         rem = new Dest[p.numOfQps];
         for (int i = 0; i < p.numOfQps; i++) {
-            my[i] = new Dest(lid, p.outReads, res.qps[i].qpNum(), RANDOM.nextInt(1 << 24), res.mr.rkey(),
+            my[i] = new Dest(lid, p.outReads, res.qps[i].qpNum(), RANDOM.nextInt(1 << 24), res.bufs.mr().rkey(),
                     res.remoteAddr(i), gid.raw(), 0);
         }
     }

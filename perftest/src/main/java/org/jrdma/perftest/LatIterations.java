@@ -74,7 +74,7 @@ final class LatIterations {
     private Samples runWrite(Dest rem) {
         SendWr wr = res.sendWr(0, size, rem).sendFlags(SendFlags.SIGNALED);
         int postAt = (int) (size - 1);
-        int pollAt = (int) (p.numOfQps * res.buffSize + size - 1);
+        int pollAt = (int) (p.numOfQps * res.bufs.buffSize() + size - 1);
         if (p.duration) {
             startClock();
         }
@@ -90,7 +90,7 @@ final class LatIterations {
                 if (!p.duration) {
                     tposted[(int) scnt] = System.nanoTime();
                 }
-                res.buf.put(postAt, (byte) ++scnt);
+                res.bufs.buf().put(postAt, (byte) ++scnt);
                 VarHandle.fullFence();
                 res.post(res.qps[0], wr, "Couldn't post send: scnt=" + scnt + "\n");
             }
@@ -98,7 +98,7 @@ final class LatIterations {
                 break;
             }
             if (ccnt < iters || p.duration) {
-                PerfResources.awaitOne(res.sendCq, wc);
+                PerfResources.awaitOne(res.bufs.sendCq(), wc);
                 if (wc[0].status() != WcStatus.SUCCESS) {
                     res.completionError(wc[0], "client", "scnt=" + scnt + ", ccnt=" + ccnt + "\n");
                 }
@@ -122,7 +122,7 @@ final class LatIterations {
             if (ended()) {
                 break;
             }
-            PerfResources.awaitOne(res.sendCq, wc);
+            PerfResources.awaitOne(res.bufs.sendCq(), wc);
             if (wc[0].status() != WcStatus.SUCCESS) {
                 res.completionError(wc[0], "client", "scnt=" + scnt + ", ccnt=" + scnt + "\n");
             }
@@ -152,7 +152,7 @@ final class LatIterations {
                 }
                 res.post(res.qps[0], wr.sendFlags(signal ? SendFlags.SIGNALED : 0), "Couldn't post send: scnt=" + scnt + " \n");
                 if (signal) {
-                    PerfResources.awaitOne(res.sendCq, wc);
+                    PerfResources.awaitOne(res.bufs.sendCq(), wc);
                     if (wc[0].status() != WcStatus.SUCCESS) {
                         res.completionError(wc[0], "client", "scnt=" + scnt + ", ccnt=" + scnt + "\n");
                     }
@@ -166,7 +166,7 @@ final class LatIterations {
     private void receive(RecvWr rwr) {
         int empty = 0;
         int ne;
-        while ((ne = res.recvCq.poll(wc, 1)) == 0) {
+        while ((ne = res.bufs.recvCq().poll(wc, 1)) == 0) {
             if (p.duration && clock != null && clock.state() == DurationClock.END) {
                 break;
             }

@@ -54,14 +54,33 @@ final class PerfResources {
     final IbDevice dev;
     final LinkLayer link;
 
-    // ctx_init's, made once the side channel has agreed the cycle buffer; -R makes them on the CM id's device
-    long buffSize;
-    ByteBuffer buf;
-    ProtectionDomain pd;
-    MemoryRegion mr;
-    CompletionQueue sendCq;
-    CompletionQueue recvCq;
+    /**
+     * {@code ctx_init}'s buffer, PD, MR and CQs, made together once the side channel has agreed the cycle
+     * buffer (on the CM id's device for {@code -R}), released together; null before.
+     */
+    Buffers bufs;
+    /** The test's QPs: {@code ctx_init}'s, or the one the RDMA CM made through its id. */
     QueuePair[] qps;
+
+    /** The buffer has {@code 2 * num_of_qps} slots of {@code buffSize} bytes. */
+    record Buffers(long buffSize, ByteBuffer buf, ProtectionDomain pd, MemoryRegion mr, CompletionQueue sendCq,
+            CompletionQueue recvCq) {
+        /** What was made of it (a failed {@code ctx_init} has made only a part). */
+        void release() {
+            if (sendCq != null) {
+                Perftest.quietly(sendCq::destroy);
+            }
+            if (recvCq != null) {
+                Perftest.quietly(recvCq::destroy);
+            }
+            if (mr != null) {
+                Perftest.quietly(mr::dereg);
+            }
+            if (pd != null) {
+                Perftest.quietly(pd::dealloc);
+            }
+        }
+    }
 
     private PerfResources(Params p, StringBuilder err, IbClient owner, IbDevice dev, LinkLayer link) {
         this.p = p;
@@ -153,7 +172,7 @@ final class PerfResources {
         qps = new QueuePair[p.numOfQps];
         for (int i = 0; i < p.numOfQps; i++) {
             try {
-                qps[i] = pd.createQp(qpInitAttr());
+                qps[i] = bufs.pd().createQp(qpInitAttr());
             } catch (VerbsException e) {
                 err.append(" Unable to create QP.\n");
                 err.append("Failed to create QP.\n");
@@ -174,10 +193,10 @@ final class PerfResources {
 
     /** {@code ctx_init} for {@code -R}: the resources on the CM id's device, the QP created through the id. */
     void ctxInitCm(RdmaCmId id) {
-        if (pd == null) { // a retried connect keeps the buffers of the first attempt
+        if (bufs == null) { // a retried connect keeps the buffers of the first attempt
             allocBuffers(id.device());
         }
-        qps = new QueuePair[] {id.createQp(pd, qpInitAttr())};
+        qps = new QueuePair[] {id.createQp(bufs.pd(), qpInitAttr())};
     }
 
     /** After a rejected {@code -R} connect: its QP went with its id. */
@@ -186,17 +205,18 @@ final class PerfResources {
     }
 
     private void allocBuffers(IbDevice d) {
-        buffSize = Math.max(p.size, p.cycleBuffer);
+        long buffSize = Math.max(p.size, p.cycleBuffer);
         long total = 2 * p.numOfQps * buffSize;
         if (total > Integer.MAX_VALUE) {
             err.append("Couldn't allocate work buf.\n");
             throw Perftest.exit(1);
         }
-        buf = ByteBuffer.allocateDirect((int) total);
+        ByteBuffer buf = ByteBuffer.allocateDirect((int) total);
         byte seed = (byte) (p.machine == Machine.CLIENT ? 0x5a : 0x3c);
         for (int i = 0; i < buf.capacity(); i++) {
             buf.put(i, (byte) (seed + i * 7));
         }
+        ProtectionDomain pd;
         try {
             pd = d.allocPd(owner);
         } catch (VerbsException e) {
@@ -204,19 +224,24 @@ final class PerfResources {
             err.append(" Couldn't create IB resources\n");
             throw Perftest.exit(1);
         }
+        MemoryRegion mr;
         try {
             mr = pd.regMr(buf.duplicate().clear(),
                     Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC);
         } catch (VerbsException e) {
+            new Buffers(buffSize, buf, pd, null, null, null).release();
             err.append("Couldn't allocate MR\n");
             err.append(" Couldn't create IB resources\n");
             throw Perftest.exit(1);
         }
+        CompletionQueue sendCq = null;
         try {
             sendCq = d.createCq(owner, new CqInitAttr().cqe(Math.max(1, p.txDepth * p.numOfQps)));
-            recvCq = d.createCq(owner, new CqInitAttr().cqe(
+            CompletionQueue recvCq = d.createCq(owner, new CqInitAttr().cqe(
                     Math.max(1, (p.verb == Verb.SEND ? p.rxDepth : 1) * p.numOfQps)));
+            bufs = new Buffers(buffSize, buf, pd, mr, sendCq, recvCq);
         } catch (VerbsException e) {
+            new Buffers(buffSize, buf, pd, mr, sendCq, null).release();
             err.append("Couldn't create CQ\n");
             err.append(" Couldn't create IB resources\n");
             throw Perftest.exit(1);
@@ -224,14 +249,14 @@ final class PerfResources {
     }
 
     private QpInitAttr qpInitAttr() {
-        return new QpInitAttr().qpType(QpType.RC).sendCq(sendCq).recvCq(recvCq)
+        return new QpInitAttr().qpType(QpType.RC).sendCq(bufs.sendCq()).recvCq(bufs.recvCq())
                 .cap(new QpCap().maxSendWr(p.txDepth).maxRecvWr(p.verb == Verb.SEND ? p.rxDepth : 1)
                         .maxSendSge(1).maxRecvSge(1).maxInlineData(p.inlineSize));
     }
 
     /** Where QP {@code qp} is written or received into: its slot of the buffer's second half. */
     long remoteAddr(int qp) {
-        return mr.iova() + (p.numOfQps + qp) * buffSize;
+        return bufs.mr().iova() + (p.numOfQps + qp) * bufs.buffSize();
     }
 
     /** {@code ctx_connect}: RTR and RTS with perftest's attributes (the RDMA CM did it for {@code -R}). */
@@ -270,8 +295,8 @@ final class PerfResources {
 
     /** The test's work request for QP {@code qp}: {@code size} bytes from its slot, to {@code rem}'s buffer. */
     SendWr sendWr(int qp, long size, Dest rem) {
-        long local = mr.iova() + qp * buffSize;
-        SendWr wr = new SendWr().wrId(qp).sgList(new Sge(local, (int) size, mr.lkey()));
+        long local = bufs.mr().iova() + qp * bufs.buffSize();
+        SendWr wr = new SendWr().wrId(qp).sgList(new Sge(local, (int) size, bufs.mr().lkey()));
         switch (p.verb) {
             case SEND -> wr.opcode(WrOpcode.SEND);
             case WRITE -> wr.opcode(WrOpcode.RDMA_WRITE).remote(rem.vaddr(), rem.rkey());
@@ -290,7 +315,7 @@ final class PerfResources {
     }
 
     RecvWr recvWr(int qp, long size) {
-        return new RecvWr().wrId(qp).sgList(new Sge(remoteAddr(qp), (int) size, mr.lkey()));
+        return new RecvWr().wrId(qp).sgList(new Sge(remoteAddr(qp), (int) size, bufs.mr().lkey()));
     }
 
     void post(QueuePair qp, SendWr wr, String what) {
@@ -338,7 +363,7 @@ final class PerfResources {
     /** A byte of the buffer as the peer's RDMA WRITE left it (a volatile read of its word). */
     byte readByte(int at) {
         int word = at & ~3;
-        int v = (int) INTS.getVolatile(buf, word);
+        int v = (int) INTS.getVolatile(bufs.buf(), word);
         int shift = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? (at - word) * 8 : (3 - (at - word)) * 8;
         return (byte) (v >>> shift);
     }
@@ -352,17 +377,8 @@ final class PerfResources {
                 }
             }
         }
-        if (sendCq != null) {
-            Perftest.quietly(sendCq::destroy);
-        }
-        if (recvCq != null) {
-            Perftest.quietly(recvCq::destroy);
-        }
-        if (mr != null) {
-            Perftest.quietly(mr::dereg);
-        }
-        if (pd != null) {
-            Perftest.quietly(pd::dealloc);
+        if (bufs != null) {
+            bufs.release();
         }
     }
 }

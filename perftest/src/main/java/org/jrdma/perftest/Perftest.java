@@ -199,8 +199,8 @@ public final class Perftest {
         } else {
             new LatMain(p, res, comm, report, out).run();
         }
-        if (beforeRelease != null && res.buf != null) {
-            beforeRelease.accept(res.buf.duplicate().clear());
+        if (beforeRelease != null && res.bufs != null) {
+            beforeRelease.accept(res.bufs.buf().duplicate().clear());
         }
     }
 
