@@ -32,17 +32,20 @@ final class Communication {
     String remVersion = Params.VERSION;
     /** The MTU both sides agreed on ({@code check_mtu}). */
     Mtu currMtu;
-    /** Whether the keys carry GIDs ({@code -x}, or RoCE). */
-    boolean withGid;
-    /** This side's and the peer's QPs, as exchanged. */
-    Dest[] my;
-    Dest[] rem;
+    /** Whether the keys carry GIDs ({@code -x}, or RoCE: {@code check_link} has set the index by now). */
+    final boolean withGid;
+    /** This side's QPs ({@code set_up_connection}) and the peer's, as exchanged. */
+    final Dest[] my;
+    final Dest[] rem;
 
     private Communication(Params p, StringBuilder err, Comm comm, CmComm cmComm) {
         this.p = p;
         this.err = err;
         this.comm = comm;
         this.cmComm = cmComm;
+        this.withGid = p.gidIndex != -1;
+        this.my = new Dest[p.numOfQps];
+        this.rem = new Dest[p.numOfQps];
     }
 
     /** The TCP connection on {@code -p}'s port, or for {@code -R} the RDMA CM's side channel. */
@@ -137,7 +140,6 @@ final class Communication {
 
     /** {@code set_up_connection}: what this side tells the other of each QP. */
     void setUpConnection(PerfResources res) {
-        withGid = p.gidIndex != -1;
         Gid gid = Gid.ZERO;
         int lid = 0;
         try {
@@ -152,8 +154,6 @@ final class Communication {
             err.append(" Unable to set up socket connection\n");
             throw Perftest.exit(1);
         }
-        my = new Dest[p.numOfQps];
-        rem = new Dest[p.numOfQps];
         for (int i = 0; i < p.numOfQps; i++) {
             my[i] = new Dest(lid, p.outReads, res.qps[i].qpNum(), RANDOM.nextInt(1 << 24), res.bufs.mr().rkey(),
                     res.remoteAddr(i), gid.raw(), 0);
