@@ -8,6 +8,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import org.jrdma.ib.cm.RdmaCm;
 import org.jrdma.ib.cm.RdmaCmEvent;
 import org.jrdma.ib.cm.RdmaCmEventType;
 import org.jrdma.ib.cm.RdmaCmId;
@@ -16,6 +17,7 @@ import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.CompletionQueue;
 import org.jrdma.ib.core.CqInitAttr;
+import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.MemoryRegion;
 import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpCap;
@@ -40,7 +42,12 @@ import org.jrdma.perftest.Params.Machine;
 final class CmComm extends Comm {
     static final int TIMEOUT_MS = 2000;
     static final int BUF = 4096;
-    final Perftest.Run run;
+    private final Params p;
+    private final RdmaCm cm;
+    private final IbClient owner;
+    /** The run's resources: the test QP's connection creates them ({@code ctx_init} on the id's device). */
+    private final PerfResources res;
+    private final StringBuilder err;
     final BlockingQueue<RdmaCmEvent> events = new LinkedBlockingQueue<>();
     RdmaCmId listenId;
     RdmaCmId commId;
@@ -51,29 +58,34 @@ final class CmComm extends Comm {
     ByteBuffer buf;
     final WorkCompletion[] wc = Perftest.wcs(1);
 
-    private CmComm(Perftest.Run run) {
-        super(run.p.machine == Machine.CLIENT);
-        this.run = run;
+    private CmComm(Params p, RdmaCm cm, IbClient owner, PerfResources res, StringBuilder err) {
+        super(p.machine == Machine.CLIENT);
+        this.p = p;
+        this.cm = cm;
+        this.owner = owner;
+        this.res = res;
+        this.err = err;
     }
 
     /** {@code rdma_client_connect} / {@code rdma_server_connect}: the side channel's connection. */
-    static CmComm establish(Perftest.Run run) throws IOException {
-        CmComm c = new CmComm(run);
+    static CmComm establish(Params p, RdmaCm cm, IbClient owner, PerfResources res, Runnable listening,
+            StringBuilder err) throws IOException {
+        CmComm c = new CmComm(p, cm, owner, res, err);
         try {
             if (c.client) {
                 c.commId = c.connect();
             } else {
-                c.listenId = run.cm.createId(c::handle, RdmaPortSpace.TCP);
-                c.listenId.bindAddr(new InetSocketAddress(run.p.port));
+                c.listenId = cm.createId(c::handle, RdmaPortSpace.TCP);
+                c.listenId.bindAddr(new InetSocketAddress(p.port));
                 c.listenId.listen(2);
-                if (Perftest.this_listening(run) != null) {
-                    Perftest.this_listening(run).run();
+                if (listening != null) {
+                    listening.run();
                 }
                 c.commId = c.accept();
             }
             return c;
         } catch (VerbsException e) {
-            c.closeAll(run);
+            c.closeAll();
             throw new IOException(e.getMessage(), e);
         }
     }
@@ -98,8 +110,8 @@ final class CmComm extends Comm {
 
     /** The channel's own PD/CQ/buffer on the id's device, and a QP through the id. */
     private void channelResources(RdmaCmId id) {
-        pd = id.device().allocPd(run.owner);
-        cq = id.device().createCq(run.owner, new CqInitAttr().cqe(8));
+        pd = id.device().allocPd(owner);
+        cq = id.device().createCq(owner, new CqInitAttr().cqe(8));
         buf = ByteBuffer.allocateDirect(2 * BUF);
         mr = pd.regMr(buf.duplicate().clear(), Access.LOCAL_WRITE);
         id.createQp(pd, new QpInitAttr().qpType(QpType.RC).cq(cq)
@@ -112,10 +124,10 @@ final class CmComm extends Comm {
     }
 
     private RdmaCmId connect() throws IOException {
-        RdmaCmId id = run.cm.createId(this::handle, RdmaPortSpace.TCP);
+        RdmaCmId id = cm.createId(this::handle, RdmaPortSpace.TCP);
         attempt = id;
-        InetAddress a = InetAddress.getByName(run.p.servername);
-        id.resolveAddr(null, new InetSocketAddress(a, run.p.port), TIMEOUT_MS);
+        InetAddress a = InetAddress.getByName(p.servername);
+        id.resolveAddr(null, new InetSocketAddress(a, p.port), TIMEOUT_MS);
         next(RdmaCmEventType.ADDR_RESOLVED);
         id.resolveRoute(TIMEOUT_MS);
         next(RdmaCmEventType.ROUTE_RESOLVED);
@@ -123,7 +135,7 @@ final class CmComm extends Comm {
             commId = id;
             channelResources(id);
         } else {
-            run.ctxInitCm(id);
+            res.ctxInitCm(id);
         }
         id.connect(connParam());
         next(RdmaCmEventType.ESTABLISHED);
@@ -137,7 +149,7 @@ final class CmComm extends Comm {
             commId = id;
             channelResources(id);
         } else {
-            run.ctxInitCm(id);
+            res.ctxInitCm(id);
         }
         id.accept(connParam());
         next(RdmaCmEventType.ESTABLISHED);
@@ -146,8 +158,8 @@ final class CmComm extends Comm {
 
     private RdmaConnParam connParam() {
         RdmaConnParam cp = new RdmaConnParam().retryCount(7).rnrRetryCount(7);
-        if (run.p.verb == Params.Verb.READ || run.p.verb == Params.Verb.ATOMIC) {
-            cp.responderResources(run.p.outReads).initiatorDepth(run.p.outReads);
+        if (p.verb == Params.Verb.READ || p.verb == Params.Verb.ATOMIC) {
+            cp.responderResources(p.outReads).initiatorDepth(p.outReads);
         }
         return cp;
     }
@@ -161,7 +173,7 @@ final class CmComm extends Comm {
      * test QP only after it), the test QP's connection (a client tries up to 10 times, 100 ms apart, as a
      * REQ that arrives before the listen is rejected), and a sync after it.
      */
-    void connectTest(Perftest.Run r) {
+    void connectTest(Communication r) {
         Dest zero = new Dest(0, 0, 0, 0, 0, 0, new byte[16], 0); // my_dest[0], still zeroed at this point
         r.handShake(zero);
         try {
@@ -174,7 +186,7 @@ final class CmComm extends Comm {
                         if (e instanceof java.nio.channels.ClosedByInterruptException || i + 1 >= CONNECT_RETRIES) {
                             throw e;
                         }
-                        dropFailedTestId(r);
+                        dropFailedTestId();
                         Thread.sleep(CONNECT_RETRY_DELAY_MS);
                     }
                 }
@@ -184,7 +196,7 @@ final class CmComm extends Comm {
         } catch (java.nio.channels.ClosedByInterruptException | InterruptedException e) {
             throw Perftest.interrupted();
         } catch (IOException | VerbsException e) {
-            r.err.append("Failed to create RDMA CM connection with resources.\n");
+            err.append("Failed to create RDMA CM connection with resources.\n");
             throw Perftest.exit(1);
         }
         r.handShake(zero);
@@ -193,7 +205,7 @@ final class CmComm extends Comm {
     /** After a rejected connect: the id and its QP go (rdma_cm_destroy_cma); the buffers stay for the next try. */
     private RdmaCmId attempt;
 
-    private void dropFailedTestId(Perftest.Run r) {
+    private void dropFailedTestId() {
         RdmaCmId id = attempt;
         attempt = null;
         events.clear();
@@ -201,7 +213,7 @@ final class CmComm extends Comm {
             Perftest.quietly(id::destroyQp);
             Perftest.quietly(id::close);
         }
-        r.qps = null;
+        res.dropQps();
     }
 
     boolean ownsQp(QueuePair qp) {
@@ -289,11 +301,11 @@ final class CmComm extends Comm {
 
     @Override
     public void close() {
-        // closeAll releases everything, after the run's own resources
+        // closeAll releases everything, before the run's own resources (Perftest.release)
     }
 
     /** Disconnects both connections, releases the channel's resources and the ids. */
-    void closeAll(Perftest.Run r) {
+    void closeAll() {
         for (RdmaCmId id : new RdmaCmId[] {testId, commId}) {
             if (id != null) {
                 Perftest.quietly(id::disconnect);

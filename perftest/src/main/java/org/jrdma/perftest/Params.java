@@ -98,6 +98,18 @@ final class Params {
         }
     }
 
+    /** The message sizes of a run: with {@code all} ({@code -a}) 2 to 2^23 bytes, else {@code -s}'s. */
+    long[] sizes(boolean all) {
+        if (!all) {
+            return new long[] {size};
+        }
+        long[] sizes = new long[23];
+        for (int i = 1; i < 24; i++) {
+            sizes[i - 1] = 1L << i;
+        }
+        return sizes;
+    }
+
     /** What {@code parser} returns besides 0. */
     static final int FAILURE = 1;
     static final int VERSION_EXIT = 10;
@@ -121,24 +133,124 @@ final class Params {
         }
     }
 
-    /** Long options: name, takes an argument, the short letter it stands for (0: a flag of its own). */
-    private record LongOpt(String name, boolean hasArg, char val) {
+    /** What an option does with its argument: 0, or what {@code parser} returns. */
+    @FunctionalInterface
+    interface Handler {
+        int apply(Params p, String arg, PrintStream out, StringBuilder err);
     }
 
-    private static final List<LongOpt> LONG = List.of(
-            new LongOpt("port", true, 'p'), new LongOpt("ib-dev", true, 'd'), new LongOpt("ib-port", true, 'i'),
-            new LongOpt("mtu", true, 'm'), new LongOpt("size", true, 's'), new LongOpt("iters", true, 'n'),
-            new LongOpt("tx-depth", true, 't'), new LongOpt("qp-timeout", true, 'u'), new LongOpt("sl", true, 'S'),
-            new LongOpt("gid-index", true, 'x'), new LongOpt("all", false, 'a'), new LongOpt("CPU-freq", false, 'F'),
-            new LongOpt("connection", true, 'c'), new LongOpt("qp", true, 'q'), new LongOpt("inline_size", true, 'I'),
-            new LongOpt("outs", true, 'o'), new LongOpt("rdma_cm", false, 'R'), new LongOpt("help", false, 'h'),
-            new LongOpt("rx-depth", true, 'r'), new LongOpt("cq-mod", true, 'Q'), new LongOpt("noPeak", false, 'N'),
-            new LongOpt("version", false, 'V'), new LongOpt("report-cycles", false, 'C'),
-            new LongOpt("report-histogrm", false, 'H'), new LongOpt("report-unsorted", false, 'U'),
-            new LongOpt("atomic_type", true, 'A'), new LongOpt("duration", true, 'D'), new LongOpt("margin", true, 'f'),
-            new LongOpt("report_gbits", false, '\0'));
+    /** An option that only sets fields (its checks may still end the parse by {@link ExitNow}). */
+    @FunctionalInterface
+    private interface Setter {
+        void apply(Params p, String arg, StringBuilder err);
+    }
 
-    private static final String SHORT = "p:d:i:m:s:n:t:u:S:x:c:q:I:o:r:Q:A:D:f:aFRhNVCHU";
+    /**
+     * A row of perftest's {@code long_options} and getopt string: long name, short letter ({@code '\0'}: a
+     * long option only), whether it takes an argument, and its {@code case} of the parser.
+     */
+    record Option(String name, char letter, boolean hasArg, Handler handler) {
+    }
+
+    private static Option opt(String name, char letter, boolean hasArg, Handler h) {
+        return new Option(name, letter, hasArg, h);
+    }
+
+    private static Option set(String name, char letter, boolean hasArg, Setter s) {
+        return new Option(name, letter, hasArg, (p, a, o, e) -> {
+            s.apply(p, a, e);
+            return 0;
+        });
+    }
+
+    /** A check of the parser that returns 1 (perftest then prints "Parser function exited with Error"). */
+    private static int fail(StringBuilder err, String text) {
+        err.append(text);
+        return FAILURE;
+    }
+
+    static final List<Option> OPTIONS = List.of(
+            set("port", 'p', true, (p, a, e) -> p.port = (int) p.value(a, "Port", "int", e)),
+            set("ib-dev", 'd', true, (p, a, e) -> p.ibDevname = a),
+            opt("ib-port", 'i', true, (p, a, o, e) -> {
+                p.ibPort = (int) (p.value(a, "IB Port", "uint8_t", e) & 0xff);
+                return p.ibPort < 1 ? fail(e, "IB Port can't be less than 1\n") : 0;
+            }),
+            set("mtu", 'm', true, (p, a, e) -> p.mtu = (int) p.value(a, "MTU", "int", e)),
+            opt("size", 's', true, Params::size),
+            set("iters", 'n', true, (p, a, e) -> p.iters = p.range(a, "Iteration num", "int", MIN_ITER, MAX_ITER, e)),
+            set("tx-depth", 't', true, (p, a, e) -> p.txDepth = (int) p.range(a, "Tx depth", "int", 1, MAX_TX, e)),
+            set("qp-timeout", 'u', true, (p, a, e) -> p.qpTimeout = (int) (p.value(a, "QP Timeout", "uint8_t", e) & 0xff)),
+            opt("sl", 'S', true, (p, a, o, e) -> {
+                p.sl = (int) (p.value(a, "Service Level", "uint8_t", e) & 0xff);
+                return p.sl > 15 ? fail(e, " Only 15 Service levels\n") : 0;
+            }),
+            set("gid-index", 'x', true, (p, a, e) -> {
+                p.gidIndex = (int) p.range(a, "Gid index", "uint8_t", 0, MAX_GID_IX, e);
+                p.useGidUser = true;
+            }),
+            set("all", 'a', false, (p, a, e) -> p.runAll = true),
+            set("CPU-freq", 'F', false, (p, a, e) -> p.cpuFreqF = true),
+            set("connection", 'c', true, (p, a, e) -> {
+                if (!a.equals("RC")) {
+                    // perftest's other transports (UC, UD, XRC, DC, SRD) are not implemented here
+                    e.append(" Connection type ").append(a).append(" is not supported by this perftest (RC only)\n");
+                    throw new ExitNow(FAILURE);
+                }
+            }),
+            opt("qp", 'q', true, (p, a, o, e) -> {
+                if (p.tst != Tst.BW) {
+                    return fail(e, " Multiple QPs only available on bw tests\n");
+                }
+                p.numOfQps = (int) p.range(a, "num of Qps", "int", 1, MAX_QP_NUM, e);
+                return 0;
+            }),
+            opt("inline_size", 'I', true, (p, a, o, e) -> {
+                p.inlineSize = (int) p.range(a, "Max inline", "int", 0, MAX_INLINE, e);
+                return p.verb == Verb.READ || p.verb == Verb.ATOMIC
+                        ? fail(e, " Inline feature not available on READ/Atomic verbs\n") : 0;
+            }),
+            opt("outs", 'o', true, (p, a, o, e) -> {
+                p.outReads = (int) p.value(a, "Outstanding Reads", "int", e);
+                return p.verb != Verb.READ && p.verb != Verb.ATOMIC
+                        ? fail(e, " Setting Outstanding reads only available on READ verb\n") : 0;
+            }),
+            set("rdma_cm", 'R', false, (p, a, e) -> p.rdmaCm = true),
+            opt("help", 'h', false, (p, a, o, e) -> {
+                p.usage(o);
+                return HELP_EXIT;
+            }),
+            opt("rx-depth", 'r', true, (p, a, o, e) -> {
+                p.rxDepth = (int) p.range(a, " Rx depth", "int", 1, MAX_RX, e);
+                return p.verb != Verb.SEND && p.rxDepth > DEF_RX_RDMA ? fail(e, " On RDMA verbs rx depth can be only 1\n") : 0;
+            }),
+            set("cq-mod", 'Q', true, (p, a, e) -> {
+                p.cqMod = (int) p.range(a, "CQ moderation", "int", 1, MAX_CQ_MOD, e);
+                p.reqCqMod = true;
+            }),
+            set("noPeak", 'N', false, (p, a, e) -> p.noPeak = true),
+            opt("version", 'V', false, (p, a, o, e) -> {
+                o.print("Version: " + VERSION + "\n");
+                return VERSION_EXIT;
+            }),
+            // perftest's getopt string has -C, -H and -U for every test; a BW test ignores them
+            set("report-cycles", 'C', false, (p, a, e) -> p.cycles |= p.tst == Tst.LAT),
+            set("report-histogrm", 'H', false, (p, a, e) -> p.histogram |= p.tst == Tst.LAT),
+            set("report-unsorted", 'U', false, (p, a, e) -> p.unsorted |= p.tst == Tst.LAT),
+            opt("atomic_type", 'A', true, Params::atomicType),
+            opt("duration", 'D', true, (p, a, o, e) -> {
+                p.durationSec = (int) p.value(a, "Duration period", "int", e);
+                if (p.durationSec <= 0) {
+                    return fail(e, " Duration period must be positive\n");
+                }
+                p.duration = true;
+                return 0;
+            }),
+            opt("margin", 'f', true, (p, a, o, e) -> {
+                p.margin = (int) p.value(a, "Margin", "int", e);
+                return p.margin < 0 ? fail(e, " Margin must be non-negative\n") : 0;
+            }),
+            set("report_gbits", '\0', false, (p, a, e) -> p.gbits = true));
 
     /**
      * {@code parser()}: 0, {@link #FAILURE}, {@link #HELP_EXIT} or {@link #VERSION_EXIT}; messages to
@@ -146,88 +258,15 @@ final class Params {
      */
     int parse(String[] args, PrintStream out, StringBuilder err) {
         List<String> operands = new ArrayList<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--")) {
-                for (i++; i < args.length; i++) {
-                    operands.add(args[i]);
-                }
-                break;
-            }
-            if (a.startsWith("--")) {
-                String name = a.substring(2);
-                String value = null;
-                int eq = name.indexOf('=');
-                if (eq >= 0) {
-                    value = name.substring(eq + 1);
-                    name = name.substring(0, eq);
-                }
-                LongOpt match = null;
-                List<LongOpt> prefixed = new ArrayList<>();
-                for (LongOpt o : LONG) {
-                    if (o.name.equals(name)) {
-                        match = o;
-                        break;
-                    }
-                    if (o.name.startsWith(name)) {
-                        prefixed.add(o);
-                    }
-                }
-                if (match == null && prefixed.size() == 1) {
-                    match = prefixed.get(0);
-                }
-                if (match == null) {
-                    if (prefixed.size() > 1) {
-                        err.append(argv0).append(": option '").append(a).append("' is ambiguous\n");
-                    } else {
-                        err.append(argv0).append(": unrecognized option '").append(a).append("'\n");
-                    }
-                    return invalid(out, err);
-                }
-                if (match.hasArg && value == null) {
-                    if (i + 1 >= args.length) {
-                        err.append(argv0).append(": option '--").append(match.name).append("' requires an argument\n");
-                        return invalid(out, err);
-                    }
-                    value = args[++i];
-                } else if (!match.hasArg && value != null) {
-                    err.append(argv0).append(": option '--").append(match.name).append("' doesn't allow an argument\n");
-                    return invalid(out, err);
-                }
-                int r = option(match.val, value, out, err);
-                if (r != 0) {
-                    return r;
-                }
-                continue;
-            }
-            if (a.startsWith("-") && a.length() > 1) {
-                for (int j = 1; j < a.length(); j++) {
-                    char c = a.charAt(j);
-                    int at = SHORT.indexOf(c);
-                    if (at < 0 || c == ':') {
-                        err.append(argv0).append(": invalid option -- '").append(c).append("'\n");
-                        return invalid(out, err);
-                    }
-                    String value = null;
-                    if (at + 1 < SHORT.length() && SHORT.charAt(at + 1) == ':') {
-                        if (j + 1 < a.length()) {
-                            value = a.substring(j + 1);
-                        } else if (i + 1 < args.length) {
-                            value = args[++i];
-                        } else {
-                            err.append(argv0).append(": option requires an argument -- '").append(c).append("'\n");
-                            return invalid(out, err);
-                        }
-                        j = a.length();
-                    }
-                    int r = option(c, value, out, err);
-                    if (r != 0) {
-                        return r;
-                    }
-                }
-                continue;
-            }
-            operands.add(a);
+        int r = Getopt.parse(argv0, OPTIONS, args, operands, err, (o, value) -> option(o, value, out, err));
+        if (r == Getopt.INVALID) {
+            err.append(" Invalid Command or flag.\n");
+            err.append(" Please check command line and run again.\n\n");
+            usage(out);
+            return FAILURE;
+        }
+        if (r != 0) {
+            return r;
         }
         if (operands.size() == 1) {
             servername = operands.get(0);
@@ -240,11 +279,16 @@ final class Params {
         return 0;
     }
 
-    private int invalid(PrintStream out, StringBuilder err) {
-        err.append(" Invalid Command or flag.\n");
-        err.append(" Please check command line and run again.\n\n");
-        usage(out);
-        return FAILURE;
+    /** One option's case; a check that returns 1 from inside a value helper ends here, one that exits goes on up. */
+    private int option(Option o, String arg, PrintStream out, StringBuilder err) {
+        try {
+            return o.handler().apply(this, arg, out, err);
+        } catch (ExitNow e) {
+            if (e.direct) {
+                throw e;
+            }
+            return e.status;
+        }
     }
 
     /** {@code strtol(optarg, &end, 0)} with the whole word required, else perftest's message. */
@@ -271,166 +315,40 @@ final class Params {
         return v;
     }
 
-    private int option(char c, String arg, PrintStream out, StringBuilder err) {
-        try {
-            switch (c) {
-                case 'p' -> port = (int) value(arg, "Port", "int", err);
-                case 'd' -> ibDevname = arg;
-                case 'i' -> {
-                    ibPort = (int) (value(arg, "IB Port", "uint8_t", err) & 0xff);
-                    if (ibPort < 1) {
-                        err.append("IB Port can't be less than 1\n");
-                        return FAILURE;
-                    }
-                }
-                case 'm' -> mtu = (int) value(arg, "MTU", "int", err);
-                case 'n' -> iters = range(arg, "Iteration num", "int", MIN_ITER, MAX_ITER, err);
-                case 't' -> txDepth = (int) range(arg, "Tx depth", "int", 1, MAX_TX, err);
-                case 'u' -> qpTimeout = (int) (value(arg, "QP Timeout", "uint8_t", err) & 0xff);
-                case 'S' -> {
-                    sl = (int) (value(arg, "Service Level", "uint8_t", err) & 0xff);
-                    if (sl > 15) {
-                        err.append(" Only 15 Service levels\n");
-                        return FAILURE;
-                    }
-                }
-                case 'x' -> {
-                    gidIndex = (int) range(arg, "Gid index", "uint8_t", 0, MAX_GID_IX, err);
-                    useGidUser = true;
-                }
-                case 'c' -> {
-                    if (!arg.equals("RC")) {
-                        // perftest's other transports (UC, UD, XRC, DC, SRD) are not implemented here
-                        err.append(" Connection type ").append(arg).append(" is not supported by this perftest (RC only)\n");
-                        throw new ExitNow(FAILURE);
-                    }
-                }
-                case 'q' -> {
-                    if (tst != Tst.BW) {
-                        err.append(" Multiple QPs only available on bw tests\n");
-                        return FAILURE;
-                    }
-                    numOfQps = (int) range(arg, "num of Qps", "int", 1, MAX_QP_NUM, err);
-                }
-                case 'I' -> {
-                    inlineSize = (int) range(arg, "Max inline", "int", 0, MAX_INLINE, err);
-                    if (verb == Verb.READ || verb == Verb.ATOMIC) {
-                        err.append(" Inline feature not available on READ/Atomic verbs\n");
-                        return FAILURE;
-                    }
-                }
-                case 'o' -> {
-                    outReads = (int) value(arg, "Outstanding Reads", "int", err);
-                    if (verb != Verb.READ && verb != Verb.ATOMIC) {
-                        err.append(" Setting Outstanding reads only available on READ verb\n");
-                        return FAILURE;
-                    }
-                }
-                case 'r' -> {
-                    rxDepth = (int) range(arg, " Rx depth", "int", 1, MAX_RX, err);
-                    if (verb != Verb.SEND && rxDepth > DEF_RX_RDMA) {
-                        err.append(" On RDMA verbs rx depth can be only 1\n");
-                        return FAILURE;
-                    }
-                }
-                case 'Q' -> {
-                    cqMod = (int) range(arg, "CQ moderation", "int", 1, MAX_CQ_MOD, err);
-                    reqCqMod = true;
-                }
-                case 'A' -> {
-                    if (verb != Verb.ATOMIC) {
-                        err.append(" You are not running the atomic_lat/bw test!\n");
-                        err.append(" To change the atomic action type, you must run one of the atomic tests\n");
-                        return FAILURE;
-                    }
-                    if (arg.equals("CMP_AND_SWAP")) {
-                        fetchAndAdd = false;
-                    } else if (arg.equals("FETCH_AND_ADD")) {
-                        fetchAndAdd = true;
-                    } else {
-                        err.append(" Invalid Atomic type! please choose from {CMP_AND_SWAP,FETCH_AND_ADD}\n");
-                        throw new ExitNow(1);
-                    }
-                }
-                case 'D' -> {
-                    durationSec = (int) value(arg, "Duration period", "int", err);
-                    if (durationSec <= 0) {
-                        err.append(" Duration period must be positive\n");
-                        return FAILURE;
-                    }
-                    duration = true;
-                }
-                case 'f' -> {
-                    margin = (int) value(arg, "Margin", "int", err);
-                    if (margin < 0) {
-                        err.append(" Margin must be non-negative\n");
-                        return FAILURE;
-                    }
-                }
-                case 'a' -> runAll = true;
-                case 'F' -> cpuFreqF = true;
-                case 'R' -> rdmaCm = true;
-                case 'N' -> noPeak = true;
-                case 'C' -> {
-                    if (tst != Tst.LAT) {
-                        return unknown('C', out, err);
-                    }
-                    cycles = true;
-                }
-                case 'H' -> {
-                    if (tst != Tst.LAT) {
-                        return unknown('H', out, err);
-                    }
-                    histogram = true;
-                }
-                case 'U' -> {
-                    if (tst != Tst.LAT) {
-                        return unknown('U', out, err);
-                    }
-                    unsorted = true;
-                }
-                case 'V' -> {
-                    out.print("Version: " + VERSION + "\n");
-                    return VERSION_EXIT;
-                }
-                case 'h' -> {
-                    usage(out);
-                    return HELP_EXIT;
-                }
-                case 's' -> {
-                    String a = arg;
-                    long factor = 1;
-                    if (a.endsWith("K")) {
-                        a = a.substring(0, a.length() - 1);
-                        factor = 1024;
-                    } else if (a.endsWith("M")) {
-                        a = a.substring(0, a.length() - 1);
-                        factor = 1024 * 1024;
-                    }
-                    size = CNum.strtolPrefix(a) * factor;
-                    reqSize = true;
-                    if (size < 1 || size > 0xffffffffL / 2) {
-                        err.append(" Message Size should be between 1 and ").append(0xffffffffL / 2).append('\n');
-                        return FAILURE;
-                    }
-                }
-                case '\0' -> gbits = true;
-                default -> {
-                    return unknown(c, out, err);
-                }
-            }
-            return 0;
-        } catch (ExitNow e) {
-            if (e.direct) {
-                throw e;
-            }
-            return e.status;
+    /** {@code -s}: a number with an optional K or M, its longest prefix that parses, as perftest's {@code strtol}. */
+    private static int size(Params p, String arg, PrintStream out, StringBuilder err) {
+        String a = arg;
+        long factor = 1;
+        if (a.endsWith("K")) {
+            a = a.substring(0, a.length() - 1);
+            factor = 1024;
+        } else if (a.endsWith("M")) {
+            a = a.substring(0, a.length() - 1);
+            factor = 1024 * 1024;
         }
+        p.size = CNum.strtolPrefix(a) * factor;
+        p.reqSize = true;
+        if (p.size < 1 || p.size > 0xffffffffL / 2) {
+            err.append(" Message Size should be between 1 and ").append(0xffffffffL / 2).append('\n');
+            return FAILURE;
+        }
+        return 0;
     }
 
-    /** The -C/-H/-U of the latency tests, unknown to the bandwidth tests' getopt string too. */
-    private int unknown(char c, PrintStream out, StringBuilder err) {
-        // perftest's getopt string has these letters for every test; a BW test ignores them
+    private static int atomicType(Params p, String arg, PrintStream out, StringBuilder err) {
+        if (p.verb != Verb.ATOMIC) {
+            err.append(" You are not running the atomic_lat/bw test!\n");
+            err.append(" To change the atomic action type, you must run one of the atomic tests\n");
+            return FAILURE;
+        }
+        if (arg.equals("CMP_AND_SWAP")) {
+            p.fetchAndAdd = false;
+        } else if (arg.equals("FETCH_AND_ADD")) {
+            p.fetchAndAdd = true;
+        } else {
+            err.append(" Invalid Atomic type! please choose from {CMP_AND_SWAP,FETCH_AND_ADD}\n");
+            throw new ExitNow(1);
+        }
         return 0;
     }
 
@@ -485,6 +403,11 @@ final class Params {
         if (!duration && iters > 20000 && !noPeak && tst == Tst.BW) {
             noPeak = true;
         }
+        checkMargin(out, err);
+    }
+
+    /** The duration mode's margin: a quarter of the duration unless {@code -f} set it, less than half of it. */
+    private void checkMargin(PrintStream out, StringBuilder err) {
         if (duration && margin == DEF_INIT_MARGIN) {
             margin = durationSec / 4;
         }

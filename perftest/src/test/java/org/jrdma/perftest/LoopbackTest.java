@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.jrdma.hw.loopback.LoopbackDevice;
@@ -249,7 +250,7 @@ class LoopbackTest {
         checkHeader(s[0].out(), "RDMA_Write Latency Test", false, false, false, false, dev.name());
         checkHeader(s[1].out(), "RDMA_Write Latency Test", true, false, false, false, dev.name());
         for (Side side : s) {
-            assertTrue(side.out().contains(Perftest.RESULT_FMT_LAT + "\n"));
+            assertTrue(side.out().contains(PerfReport.RESULT_FMT_LAT + "\n"));
             List<String> rows = rows(side.out(), LAT_ROW);
             assertEquals(1, rows.size(), side.out());
             assertTrue(rows.get(0).startsWith(" 64      1000 "), rows.get(0));
@@ -300,6 +301,28 @@ class LoopbackTest {
         List<String> rows = rows(s[1].out(), BW_ROW);
         assertEquals(1, rows.size(), s[1].out());
         assertTrue(rows.get(0).startsWith(" 4096 "), rows.get(0));
+    }
+
+    static final Pattern LAT_DUR_ROW = Pattern.compile(" (\\d+) +(\\d+) +\\d+\\.\\d{2} +\\d+\\.\\d{2}");
+
+    /** -D on the latency tools and on send_bw's server: one row of what the sample window counted. */
+    @Test
+    void latenciesAndSendBwInDurationMode() throws Exception {
+        for (String tool : List.of("ib_write_lat", "ib_send_lat", "ib_read_lat")) {
+            Side[] s = pair(tool, "-D", "2", "-s", "64");
+            Side measuring = s[1];
+            assertTrue(measuring.out().contains(PerfReport.RESULT_FMT_LAT_DUR + "\n"), measuring.out());
+            List<String> rows = rows(measuring.out(), LAT_DUR_ROW);
+            assertEquals(1, rows.size(), tool + ": " + measuring.out());
+            Matcher m = LAT_DUR_ROW.matcher(rows.get(0));
+            assertTrue(m.matches() && m.group(1).equals("64") && Long.parseLong(m.group(2)) > 0, rows.get(0));
+        }
+        Side[] s = pair("ib_send_bw", "-D", "2", "-s", "1024");
+        for (Side side : s) {
+            List<String> rows = rows(side.out(), BW_ROW);
+            assertEquals(1, rows.size(), side.out());
+            assertTrue(rows.get(0).startsWith(" 1024 "), rows.get(0));
+        }
     }
 
     @Test

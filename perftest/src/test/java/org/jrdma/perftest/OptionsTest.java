@@ -118,6 +118,30 @@ class OptionsTest {
     }
 
     @Test
+    void getoptLongPrefixesBundlesAndAttachedArguments() {
+        Params p = parse("ib_write_bw", "--ite=7", "-aF", "-s64", "--tx", "3", "-C", "--report_g", "--", "10.0.0.2");
+        assertEquals(7, p.iters);
+        assertTrue(p.runAll);
+        assertTrue(p.cpuFreqF);
+        assertEquals(3, p.txDepth);
+        assertTrue(p.gbits);
+        assertTrue(!p.cycles); // -C means nothing to a BW test
+        assertEquals("10.0.0.2", p.servername);
+        Params l = parse("ib_write_lat", "-CHU");
+        assertTrue(l.cycles && l.histogram && l.unsorted);
+        Result r = run("ib_write_bw", "--report");
+        assertTrue(r.err.startsWith("ib_write_bw: option '--report' is ambiguous\n Invalid Command or flag.\n"), r.err);
+        r = run("ib_write_bw", "--all=1");
+        assertTrue(r.err.startsWith("ib_write_bw: option '--all' doesn't allow an argument\n"), r.err);
+        r = run("ib_write_bw", "--size");
+        assertTrue(r.err.startsWith("ib_write_bw: option '--size' requires an argument\n"), r.err);
+        r = run("ib_write_bw", "-i", "0");
+        assertEquals("IB Port can't be less than 1\n Parser function exited with Error\n", r.err);
+        r = run("ib_write_bw", "-c", "UD");
+        assertEquals(" Connection type UD is not supported by this perftest (RC only)\n", r.err);
+    }
+
+    @Test
     void helpAndVersion() {
         Result r = run("ib_write_bw", "-h");
         assertEquals(1, r.status); // perftest returns FAILURE after the help text
