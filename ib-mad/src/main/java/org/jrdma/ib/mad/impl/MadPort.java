@@ -38,7 +38,6 @@ import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.WrOpcode;
 import org.jrdma.ib.mad.Mad;
 import org.jrdma.ib.mad.MadHandler;
-import org.jrdma.ib.mad.MadRecv;
 import org.jrdma.ib.mad.MadRegistration;
 import org.jrdma.ib.mad.MadSend;
 import org.jrdma.ib.mad.MadService;
@@ -405,7 +404,7 @@ final class MadPort {
                     }
                 }
                 counters.inc(MadCounters.RCVD);
-                dispatch(wr.qp, copy, null, slid, 0, wr.send.pkeyIndex(), 0);
+                dispatch(wr.qp, copy, MadSource.local(slid, wr.send.pkeyIndex()));
             }
         });
     }
@@ -719,16 +718,13 @@ final class MadPort {
         }
         // a driver that writes no GRH (hw-loopback) must not show the previous one
         q.recvBuf.put(off, NO_GRH);
-        int slid = wc.slid();
-        int srcQp = wc.srcQp();
-        int pkeyIndex = wc.pkeyIndex();
-        int sl = wc.sl();
+        MadSource src = MadSource.of(wc, grh);
         q.postRecv(slot);
-        dispatch(q, bytes, grh, slid, srcQp, pkeyIndex, sl);
+        dispatch(q, bytes, src);
     }
 
     /** {@code validate_mad}, then {@code find_mad_agent} and the response/request paths. */
-    private void dispatch(QpInfo q, byte[] bytes, byte[] grh, int slid, int srcQp, int pkeyIndex, int sl) {
+    private void dispatch(QpInfo q, byte[] bytes, MadSource src) {
         if (bytes == null) {
             counters.inc(MadCounters.DROPPED_MALFORMED);
             return;
@@ -744,15 +740,6 @@ final class MadPort {
             counters.inc(MadCounters.DROPPED_SMI);
             return;
         }
-        Gid sgid = null;
-        Gid dgid = null;
-        if (grh != null) {
-            Gid[] g = RdmaHdr.gids(grh);
-            if (g != null) {
-                sgid = g[0];
-                dgid = g[1];
-            }
-        }
         if (q.type == QpType.GSI && Rmpp.active(mad) && Rmpp.type(mad) != Rmpp.TYPE_DATA) {
             rmppSenderControl(q, mad); // ACK/STOP/ABORT of a transfer we send (ib_process_rmpp_recv_wc)
             return;
@@ -765,14 +752,14 @@ final class MadPort {
                 return;
             }
             if (Rmpp.active(mad)) {
-                mad = rmppRecv(q, wr, mad, slid, srcQp, pkeyIndex, sl, sgid, dgid);
+                mad = rmppRecv(q, wr, mad, src);
                 if (mad == null) {
                     return;
                 }
             }
             wr.responded = true;
             wr.cancelTimer();
-            a.recvCallback(new MadRecv(mad, slid, srcQp, pkeyIndex, sl, sgid, dgid, wr.send));
+            a.recvCallback(src.recv(mad, wr.send));
             if (wr.inflight == 0) {
                 completeLocked(wr, WcStatus.SUCCESS);
             }
@@ -780,11 +767,11 @@ final class MadPort {
         }
         MadAgentImpl a = q.claims.get(claimKey(mad.mgmtClass(), mad.classVersion(), mad.method()));
         if (a != null) {
-            a.recvCallback(new MadRecv(mad, slid, srcQp, pkeyIndex, sl, sgid, dgid, null));
+            a.recvCallback(src.recv(mad, null));
             return;
         }
         if (mad.method() == Mad.METHOD_GET || mad.method() == Mad.METHOD_SET) {
-            replyUnsupported(q, mad, slid, srcQp, pkeyIndex, sl, sgid, dgid);
+            replyUnsupported(q, mad, src);
             return;
         }
         counters.inc(MadCounters.DROPPED_UNCLAIMED);
@@ -795,8 +782,7 @@ final class MadPort {
      * order, acknowledges each, and returns the reassembled MAD (the first segment's headers, then every
      * segment's class data; the first segment's PayloadLength is the total) once the last is in, else null.
      */
-    private Mad rmppRecv(QpInfo q, MadSendWr wr, Mad seg, int slid, int srcQp, int pkeyIndex, int sl, Gid sgid,
-            Gid dgid) {
+    private Mad rmppRecv(QpInfo q, MadSendWr wr, Mad seg, MadSource src) {
         counters.inc(MadCounters.RMPP_SEGS_RCVD);
         long n = Rmpp.segNum(seg);
         if (wr.rmppSegs == null) {
@@ -817,7 +803,7 @@ final class MadPort {
         java.util.Arrays.fill(ack.bytes(), 36, Mad.SIZE, (byte) 0);
         ack.method(ack.method() ^ Mad.METHOD_RESP); // format_ack: the ACK travels as a request
         Rmpp.set(ack, Rmpp.TYPE_ACK, Rmpp.FLAG_ACTIVE, wr.rmppSegs.size(), wr.rmppSegs.size() + Rmpp.WINDOW);
-        postReply(q, ack, slid, srcQp, pkeyIndex, sl, sgid, dgid);
+        postReply(q, ack, src, null);
         if ((Rmpp.flags(seg) & Rmpp.FLAG_LAST) == 0 || n != wr.rmppSegs.size()) {
             return null;
         }
@@ -839,17 +825,20 @@ final class MadPort {
         return new Mad(all, Math.max(len, Rmpp.dataOffset(seg.mgmtClass())));
     }
 
-    /** A MAD of the layer itself (an RMPP ACK) back to where a receive came from. */
-    private void postReply(QpInfo q, Mad m, int slid, int srcQp, int pkeyIndex, int sl, Gid sgid, Gid dgid) {
-        AhAttr av = new AhAttr().portNum(port).dlid(slid).sl(sl);
-        if (sgid != null) {
-            av.grh(sgid, gidIndex(dgid));
-        }
-        MadSend send = new MadSend(m).ah(av).remoteQpn(srcQp).remoteQkey(q.qkey()).pkeyIndex(pkeyIndex);
+    /**
+     * A MAD of the layer itself (an RMPP ACK, an unmatched Get/Set's answer) back to where a receive came
+     * from; {@code counter} (if any) is counted once the address is made.
+     */
+    private void postReply(QpInfo q, Mad m, MadSource src, String counter) {
+        AhAttr av = src.replyAh(port, gidIndex(src.dgid()));
+        MadSend send = new MadSend(m).ah(av).remoteQpn(src.srcQp()).remoteQkey(q.qkey()).pkeyIndex(src.pkeyIndex());
         try {
             AddressHandle ah = pd.createAh(av);
             ahs.add(ah);
             MadSendWr wr = new MadSendWr(null, send, ah, q);
+            if (counter != null) {
+                counters.inc(counter);
+            }
             try {
                 postLocked(wr);
             } catch (RuntimeException e) {
@@ -872,7 +861,7 @@ final class MadPort {
     }
 
     /** {@code generate_unmatched_resp}: GetResp, status UNSUPPORTED_METHOD_ATTRIB, back to the sender. */
-    private void replyUnsupported(QpInfo q, Mad req, int slid, int srcQp, int pkeyIndex, int sl, Gid sgid, Gid dgid) {
+    private void replyUnsupported(QpInfo q, Mad req, MadSource src) {
         Mad resp = new Mad(req.bytes().clone());
         resp.method(Mad.METHOD_GET_RESP);
         int status = Mad.STATUS_UNSUPPORTED_METHOD_ATTRIB;
@@ -880,25 +869,7 @@ final class MadPort {
             status |= SMP_DIRECTION;
         }
         resp.status(status);
-        AhAttr av = new AhAttr().portNum(port).dlid(slid).sl(sl);
-        if (sgid != null) {
-            av.grh(sgid, gidIndex(dgid));
-        }
-        MadSend send = new MadSend(resp).ah(av).remoteQpn(srcQp).remoteQkey(q.qkey()).pkeyIndex(pkeyIndex);
-        try {
-            AddressHandle ah = pd.createAh(av);
-            ahs.add(ah);
-            MadSendWr wr = new MadSendWr(null, send, ah, q);
-            counters.inc(MadCounters.UNSUPPORTED_REPLIES);
-            try {
-                postLocked(wr);
-            } catch (RuntimeException e) {
-                releaseAh(wr);
-                throw e;
-            }
-        } catch (RuntimeException e) {
-            MadLayer.LOG.log(System.Logger.Level.WARNING, q + ": could not answer " + req, e);
-        }
+        postReply(q, resp, src, MadCounters.UNSUPPORTED_REPLIES);
     }
 
     private int gidIndex(Gid gid) {
