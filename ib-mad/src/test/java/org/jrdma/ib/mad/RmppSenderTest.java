@@ -53,11 +53,8 @@ class RmppSenderTest {
 
     @AfterEach
     void tearDown() {
-        try {
-            mad.close();
-        } finally {
-            f.close();
-        }
+        mad.close(); // before the devices it has QPs on
+        f.close();
     }
 
     /** A Set of 600 bytes of class data: byte i of the data is i % 251. */
