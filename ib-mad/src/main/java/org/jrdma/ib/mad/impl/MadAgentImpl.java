@@ -65,12 +65,12 @@ final class MadAgentImpl implements MadAgent {
 
     @Override
     public void send(MadSend send) {
-        port.send(this, send);
+        port.sends.send(this, send);
     }
 
     @Override
     public void cancel(MadSend send) {
-        port.modify(this, send, 0);
+        port.sends.modify(this, send, 0);
     }
 
     @Override
@@ -78,7 +78,7 @@ final class MadAgentImpl implements MadAgent {
         if (timeoutMs < 0) {
             throw new VerbsException(Errno.EINVAL, "modify: timeout " + timeoutMs + " ms");
         }
-        return port.modify(this, send, timeoutMs);
+        return port.sends.modify(this, send, timeoutMs);
     }
 
     @Override

@@ -30,36 +30,14 @@ final class MadSendWr {
     boolean done;
     /** The response timer, while waiting for the response. */
     ScheduledFuture<?> timer;
-    /** RMPP reassembly of the response: the segments so far (null until the first arrives). */
-    java.util.List<byte[]> rmppSegs;
+    /** The RMPP sender's window (null: not an RMPP send). */
+    MadRmpp.Sender rmpp;
+    /** RMPP reassembly of the response (null until its first segment arrives). */
+    MadRmpp.Receiver rmppRecv;
     /** Bumped whenever the timer is restarted, so a stale timer that fires anyway does nothing. */
     int timerGen;
     /** Segments waiting for a free send slot (the whole MAD, or RMPP segments). */
     final java.util.ArrayDeque<byte[]> queuedBytes = new java.util.ArrayDeque<>();
-
-    /** RMPP sender ({@code mad_rmpp.c}): ACK timeout and retries when the sender gives none. */
-    static final int RMPP_TIMEOUT_MS = 1000;
-    static final int RMPP_RETRIES = 3;
-    /** Segments of an RMPP send (0: not RMPP), the last acknowledged, the window end, the next to send. */
-    int rmppSegCount;
-    int rmppLastAck;
-    int rmppNewWin;
-    int rmppNext;
-
-    /** An RMPP transfer: the first window is one segment (IBTA 13.6.5); done when the last is ACKed. */
-    void rmppInit() {
-        int hdr = Rmpp.dataOffset(mgmtClass);
-        int per = org.jrdma.ib.mad.Mad.SIZE - hdr;
-        int dataLen = send.rmppDataLen() >= 0 ? send.rmppDataLen() : send.mad().bytes().length - hdr;
-        rmppSegCount = Math.max(1, (dataLen + per - 1) / per);
-        rmppLastAck = 0;
-        rmppNewWin = 1;
-        rmppNext = 1;
-        if (timeoutMs == 0) {
-            timeoutMs = RMPP_TIMEOUT_MS;
-            retriesLeft = send.retries() > 0 ? send.retries() : RMPP_RETRIES;
-        }
-    }
 
     MadSendWr(MadAgentImpl agent, MadSend send, AddressHandle ah, MadPort.QpInfo qp) {
         this.agent = agent;

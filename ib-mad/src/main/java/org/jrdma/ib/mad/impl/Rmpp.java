@@ -17,8 +17,6 @@ public final class Rmpp {
     public static final int FLAG_LAST = 4;
     /** {@code IB_MGMT_RMPP_DATA}: the bytes after the common and RMPP headers. */
     public static final int RMPP_DATA = 220;
-    /** Our receive window, in segments. */
-    static final int WINDOW = 64;
     /** RRespTime "no time value" (0x1f) in the upper five bits. */
     static final int NO_RESP_TIME = 0x1f << 3;
 

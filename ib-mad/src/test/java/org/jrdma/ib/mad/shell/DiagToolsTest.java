@@ -6,57 +6,35 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
-import org.jrdma.hw.loopback.LoopbackDevice;
-import org.jrdma.hw.loopback.LoopbackFabric;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ib.mad.impl.MadLayer;
 import org.jrdma.ib.mad.impl.SaClientImpl;
 import org.jrdma.ib.mad.sm.SubnetManager;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** ibstat, sminfo and saquery on a managed loopback fabric, output as infiniband-diags prints it. */
 class DiagToolsTest {
-    final IbCore core = IbCore.newInstance();
-    final LoopbackFabric fabric = LoopbackFabric.managed();
-    final List<LoopbackDevice> los = new ArrayList<>();
-    final List<IbDevice> devs = new ArrayList<>();
-    MadLayer mad;
-    SaClientImpl sa;
+    @RegisterExtension
+    final ManagedIbFabric ib = new ManagedIbFabric();
+    final IbCore core = ib.core();
+    final MadLayer mad = ib.mad();
+    final SaClientImpl sa = ib.sa();
+    List<IbDevice> devs;
     SubnetManager sm;
     String err;
 
-    @BeforeEach
-    void setUp() {
-        mad = new MadLayer(core);
-        sa = new SaClientImpl(mad);
-    }
-
-    @AfterEach
-    void tearDown() {
-        sa.close();
-        if (sm != null) {
-            sm.close();
-        }
-        mad.close();
-        for (LoopbackDevice d : los) {
-            d.close();
-        }
-    }
-
+    /** Devices of these port counts, swept by the SM (priority 5) on the first. */
     void fabric(int... ports) throws InterruptedException {
         for (int p : ports) {
-            LoopbackDevice d = new LoopbackDevice(fabric, "lo%d", p, 0);
-            los.add(d);
-            devs.add(d.register(core.registrar()).device());
+            ib.add(p);
         }
-        sm = new SubnetManager(mad, devs.get(0), 1, LoopbackFabric.LINK_LID_BASE, 5).start(0);
-        sm.sweepNow();
+        devs = ib.devices();
+        sm = ib.sweptBy(devs.get(0), 5);
     }
 
     String run(DiagTool t, int status, String... args) {
@@ -101,8 +79,7 @@ class DiagToolsTest {
         String want = String.format("sminfo: sm lid 1 sm guid 0x%x, activity count %d priority 5 state 3 SMINFO_MASTER\n",
                 devs.get(0).queryGid(1, 0).interfaceId(), sm.activityCount());
         assertEquals(want, out);
-        sm.close();
-        sm = null;
+        ib.stopSm();
         assertEquals("sminfo: iberror: failed: query\n", run(new Sminfo(core, mad), 255, "-C", devs.get(1).name(),
                 "-t", "100"));
     }

@@ -15,12 +15,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import org.jrdma.hw.loopback.LoopbackDevice;
-import org.jrdma.hw.loopback.LoopbackFabric;
 import org.jrdma.ib.core.Gid;
-import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.mad.Mad;
+import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ib.mad.impl.MadLayer;
 import org.jrdma.ib.mad.impl.SaClientImpl;
 import org.jrdma.ib.mad.sa.MCMemberRecord;
@@ -28,47 +26,26 @@ import org.jrdma.ib.mad.sa.Multicast;
 import org.jrdma.ib.mad.sa.NodeRecord;
 import org.jrdma.ib.mad.sa.PathRecord;
 import org.jrdma.ib.mad.sa.SaException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The SA of the SM and the SA client, on a managed hw-loopback fabric swept by the SM. */
 class SubnetAdministratorTest {
     static final int T = 5000;
-    final IbCore core = IbCore.newInstance();
-    final LoopbackFabric fabric = LoopbackFabric.managed();
-    final List<LoopbackDevice> los = new ArrayList<>();
-    final List<IbDevice> devs = new ArrayList<>();
-    MadLayer mad;
+    @RegisterExtension
+    final ManagedIbFabric ib = new ManagedIbFabric();
+    final MadLayer mad = ib.mad();
+    final SaClientImpl sa = ib.sa();
+    List<IbDevice> devs;
     SubnetManager sm;
-    SaClientImpl sa;
 
-    @BeforeEach
-    void setUp() {
-        mad = new MadLayer(core);
-        sa = new SaClientImpl(mad);
-    }
-
-    @AfterEach
-    void tearDown() {
-        sa.close();
-        if (sm != null) {
-            sm.close();
-        }
-        mad.close();
-        for (LoopbackDevice d : los) {
-            d.close();
-        }
-    }
-
+    /** {@code n} one-port devices, swept by the SM on the first of them. */
     void fabricOf(int n) throws InterruptedException {
+        devs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            LoopbackDevice d = new LoopbackDevice(fabric, "lo%d", 1, 0);
-            los.add(d);
-            devs.add(d.register(core.registrar()).device());
+            devs.add(ib.add(1));
         }
-        sm = new SubnetManager(mad, devs.get(0), 1, LoopbackFabric.LINK_LID_BASE, 0).start(0);
-        sm.sweepNow();
+        sm = ib.sweptBy(devs.get(0), 0);
     }
 
     static <T> T get(CompletableFuture<T> f) throws Exception {
@@ -269,14 +246,12 @@ class SubnetAdministratorTest {
 
     @Test
     void noSmMeansEagainAndCloseLeavesNoThreads() throws Exception {
-        LoopbackDevice d = new LoopbackDevice(fabric, "lo%d", 1, 0);
-        los.add(d);
-        IbDevice a = d.register(core.registrar()).device();
+        IbDevice a = ib.add(1);
         assertEquals(-11, failure(sa.nodeRecords(a, 1, null, 0, T)).errno(), "-EAGAIN: no SM LID yet");
         fabricOf(2);
         assertEquals(3, get(sa.nodeRecords(a, 1, null, 0, T)).size());
         sa.close();
-        sm.close();
+        ib.stopSm();
         mad.close();
         long n = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.isAlive() && (t.getName().equals("ib-sm") || t.getName().equals("ib-mad"))).count();

@@ -6,13 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.lang.annotation.Annotation;
-import java.util.concurrent.TimeUnit;
 
-import org.jrdma.hw.loopback.LoopbackDevice;
-import org.jrdma.hw.loopback.LoopbackFabric;
-import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.PortState;
+import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ib.mad.impl.MadLayer;
 import org.junit.jupiter.api.Test;
 
@@ -30,34 +27,26 @@ class SubnetManagerComponentTest {
 
     @Test
     void smFollowsItsDevice() throws Exception {
-        IbCore core = IbCore.newInstance();
-        LoopbackFabric fabric = LoopbackFabric.managed();
-        try (MadLayer mad = new MadLayer(core)) {
-            LoopbackDevice other = new LoopbackDevice(fabric, "lo%d", 1, 0);
-            IbDevice b = other.register(core.registrar()).device();
+        try (ManagedIbFabric ib = new ManagedIbFabric()) {
+            MadLayer mad = ib.mad();
+            IbDevice b = ib.add(1);
             SubnetManagerComponent c = new SubnetManagerComponent();
-            c.core = core;
+            c.core = ib.core();
             c.mad = mad;
             assertThrows(IllegalArgumentException.class, () -> c.activate(config("", 1, 0, 0), mad));
             assertThrows(IllegalArgumentException.class, () -> c.activate(config("x", 1, 0, 16), mad));
             c.activate(config("lo1", 1, 0, 7), mad);
             assertNull(c.subnetManager(), "no lo1 yet");
-            LoopbackDevice smDev = new LoopbackDevice(fabric, "lo%d", 1, 0);
-            IbDevice a = smDev.register(core.registrar()).device();
+            IbDevice a = ib.add(1);
             assertEquals("lo1", a.name());
             SubnetManager sm = c.subnetManager();
             assertNotNull(sm);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (b.queryPort(1).state() != PortState.ACTIVE && System.nanoTime() < end) {
-                Thread.sleep(10);
-            }
-            assertEquals(PortState.ACTIVE, b.queryPort(1).state(), "the first sweep ran");
+            assertEquals(PortState.ACTIVE, ManagedIbFabric.awaitActive(b, 1, 10_000), "the first sweep ran");
             assertEquals(a.queryPort(1).lid(), b.queryPort(1).smLid());
             assertEquals(7, sm.priority());
-            smDev.close();
+            ib.unplug(a);
             assertNull(c.subnetManager(), "stopped with its device");
             c.deactivate();
-            other.close();
         }
     }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -14,12 +13,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import org.jrdma.hw.loopback.LoopbackDevice;
 import org.jrdma.hw.loopback.LoopbackFabric;
 import org.jrdma.ib.core.AhAttr;
 import org.jrdma.ib.core.AsyncEvent;
 import org.jrdma.ib.core.EventType;
-import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.PortAttr;
 import org.jrdma.ib.core.PortModify;
@@ -30,39 +27,20 @@ import org.jrdma.ib.mad.MadAgent;
 import org.jrdma.ib.mad.MadHandler;
 import org.jrdma.ib.mad.MadRecv;
 import org.jrdma.ib.mad.MadSend;
+import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ib.mad.impl.MadLayer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The SMA and the SM on a managed hw-loopback fabric (ports start at LID 0, INIT). */
 class SubnetManagerTest {
-    final IbCore core = IbCore.newInstance();
-    final LoopbackFabric fabric = LoopbackFabric.managed();
-    final List<LoopbackDevice> los = new ArrayList<>();
-    MadLayer mad;
+    @RegisterExtension
+    final ManagedIbFabric ib = new ManagedIbFabric();
+    final MadLayer mad = ib.mad();
     SubnetManager sm;
 
-    @BeforeEach
-    void setUp() {
-        mad = new MadLayer(core);
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (sm != null) {
-            sm.close();
-        }
-        mad.close();
-        for (LoopbackDevice d : los) {
-            d.close();
-        }
-    }
-
     IbDevice add(int ports) {
-        LoopbackDevice d = new LoopbackDevice(fabric, "lo%d", ports, 0);
-        los.add(d);
-        return d.register(core.registrar()).device();
+        return ib.add(ports);
     }
 
     /** A directed-route SMP of one hop from {@code from}/1 to the port on {@code link}. */
@@ -95,7 +73,7 @@ class SubnetManagerTest {
         IbDevice b = add(2);
         Answers r = new Answers();
         MadAgent agent = mad.registerAgent(a, 1, QpType.SMI, null, r);
-        int linkB2 = LoopbackFabric.LINK_LID_BASE + los.get(1).linkOf(2);
+        int linkB2 = LoopbackFabric.LINK_LID_BASE + ib.loopback(b).linkOf(2);
 
         Mad ni = ask(agent, r, drGet(agent, 0x0011, 0), linkB2);
         assertEquals(Mad.METHOD_GET_RESP, ni.method());
@@ -157,8 +135,7 @@ class SubnetManagerTest {
         assertEquals(PortState.INIT, b.queryPort(1).state());
         assertEquals(0, b.queryPort(1).lid());
 
-        sm = new SubnetManager(mad, a, 1, LoopbackFabric.LINK_LID_BASE, 0).start(0);
-        sm.sweepNow();
+        sm = ib.sweptBy(a, 0);
         Set<Integer> lids = new HashSet<>();
         for (IbDevice d : List.of(a, b, c)) {
             for (int p = 1; p <= d.physPortCnt(); p++) {
@@ -197,22 +174,19 @@ class SubnetManagerTest {
     @Test
     void hotPluggedDeviceIsPickedUpByTheNextSweep() throws Exception {
         IbDevice a = add(1);
-        add(1);
-        sm = new SubnetManager(mad, a, 1, LoopbackFabric.LINK_LID_BASE, 0).start(100);
+        IbDevice b = add(1);
+        sm = ib.startSm(a, 0, 100);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (sm.sweeps() < 1 && System.nanoTime() < end) {
             Thread.sleep(10);
         }
         assertEquals(2, sm.ports().size());
         IbDevice late = add(1);
-        while (late.queryPort(1).state() != PortState.ACTIVE && System.nanoTime() < end) {
-            Thread.sleep(10);
-        }
-        assertEquals(PortState.ACTIVE, late.queryPort(1).state());
+        assertEquals(PortState.ACTIVE, ManagedIbFabric.awaitActive(late, 1, 10_000));
         assertEquals(3, late.queryPort(1).lid());
         assertEquals(sm.smLid(), late.queryPort(1).smLid());
         // and a vanished one is forgotten
-        los.get(1).close();
+        ib.unplug(b);
         long s = sm.sweeps();
         while (sm.sweeps() < s + 2 && System.nanoTime() < end) {
             Thread.sleep(10);
@@ -225,9 +199,9 @@ class SubnetManagerTest {
     void closeLeavesNoSmThread() throws Exception {
         IbDevice a = add(1);
         add(1);
-        sm = new SubnetManager(mad, a, 1, LoopbackFabric.LINK_LID_BASE, 0).start(50);
+        sm = ib.startSm(a, 0, 50);
         Thread.sleep(200);
-        sm.close();
+        ib.stopSm();
         mad.close();
         long smThreads = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.isAlive() && (t.getName().equals("ib-sm") || t.getName().equals("ib-mad"))).count();
