@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.jrdma.ib.cm.RdmaCm;
 import org.jrdma.ib.cm.RdmaCmEvent;
@@ -89,9 +88,6 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
     /** {@code RDMA_UDP_QKEY}: the Q_Key of every UD QP of the UDP port space. */
     public static final int RDMA_UDP_QKEY = 0x01234567;
 
-    static final int EPHEMERAL_LOW = 32768;
-    static final int EPHEMERAL_HIGH = 60999;
-
     final Object lock = new Object();
     private final IbCore core;
     private final MadService mad;
@@ -103,11 +99,10 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
     private final Map<Integer, CmaId> byCommId = new HashMap<>();
     /** Passive connections by (remote comm ID, remote CA GUID), for duplicate REQs ({@code cm_insert_remote_id}). */
     private final Map<List<Long>, CmaId> byRemoteId = new HashMap<>();
-    /** Ports in use per port space. */
-    private final Map<RdmaPortSpace, Map<Integer, List<CmaId>>> ports = new HashMap<>();
+    private final PortSpaces ports = new PortSpaces();
     private final List<CmaId> listeners = new ArrayList<>();
     private final List<CmaId> ids = new ArrayList<>();
-    private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
+    private final CmCounter.Counters counters = new CmCounter.Counters();
     private volatile boolean closed;
     /** Retransmission timeout and retries of REQ, REP, DREQ and SIDR_REQ (what the MAD layer does; tests shorten them). */
     volatile int madTimeoutMs = MAD_TIMEOUT_MS;
@@ -268,7 +263,8 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             }
             at(id, ep);
         }
-        int port = addr.getPort() != 0 ? reservePort(id, addr.getPort()) : reserveEphemeral(id);
+        int port = addr.getPort() != 0 ? ports.reserve(id.ps, addr.getPort(), id) : ports.reserveEphemeral(id.ps, id);
+        id.boundPort = port;
         id.local = new InetSocketAddress(ip, port);
     }
 
@@ -278,32 +274,6 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         id.sgidIndex = ep.gidIndex();
         id.sgid = ep.gid();
         id.ib = ep.device().linkLayer(ep.port()) == LinkLayer.INFINIBAND;
-    }
-
-    private int reservePort(CmaId id, int port) {
-        Map<Integer, List<CmaId>> m = ports.computeIfAbsent(id.ps, k -> new HashMap<>());
-        List<CmaId> holders = m.get(port);
-        if (holders != null && !holders.isEmpty()) {
-            throw new VerbsException(Errno.EADDRINUSE, "rdma_bind_addr: port " + port + " is in use");
-        }
-        m.computeIfAbsent(port, k -> new ArrayList<>()).add(id);
-        id.boundPort = port;
-        return port;
-    }
-
-    private int reserveEphemeral(CmaId id) {
-        Map<Integer, List<CmaId>> m = ports.computeIfAbsent(id.ps, k -> new HashMap<>());
-        int range = EPHEMERAL_HIGH - EPHEMERAL_LOW + 1;
-        int start = ThreadLocalRandom.current().nextInt(range);
-        for (int i = 0; i < range; i++) {
-            int p = EPHEMERAL_LOW + (start + i) % range;
-            if (!m.containsKey(p) || m.get(p).isEmpty()) {
-                m.computeIfAbsent(p, k -> new ArrayList<>()).add(id);
-                id.boundPort = p;
-                return p;
-            }
-        }
-        throw new VerbsException(Errno.EADDRINUSE, "rdma_cm: no free port");
     }
 
     void resolveAddr(CmaId id, InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
@@ -410,7 +380,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                         ? ex.getCause() : ex;
                 int status = c instanceof SaException se ? se.errno()
                         : c instanceof VerbsException ve ? -ve.errno().value() : -Errno.EINVAL.value();
-                count("route_error");
+                count(CmCounter.ROUTE_ERROR);
                 id.state = CmState.ADDR_RESOLVED;
                 return new RdmaCmEvent(RdmaCmEventType.ROUTE_ERROR, id, null, status, null);
             }
@@ -426,7 +396,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             id.madDlid = pr.dlid;
             id.madSl = pr.sl;
             id.state = CmState.ROUTE_RESOLVED;
-            count("route_resolved");
+            count(CmCounter.ROUTE_RESOLVED);
             return new RdmaCmEvent(RdmaCmEventType.ROUTE_RESOLVED, id, null, 0, null);
         }));
     }
@@ -541,7 +511,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             id.state = CmState.REQ_SENT;
             id.outstanding = send(id, agent, req.encode(id.tid), id.dgid, madTimeoutMs, madRetries);
             byCommId.put(id.localCommId, id);
-            count("req_sent");
+            count(CmCounter.REQ_SENT);
         }
     }
 
@@ -561,7 +531,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         id.state = CmState.REQ_SENT;
         id.outstanding = send(id, agent, req.encode(id.tid), id.dgid, madTimeoutMs, madRetries);
         byCommId.put(id.localCommId, id);
-        count("sidr_req_sent");
+        count(CmCounter.SIDR_REQ_SENT);
     }
 
     /** {@code cm_form_tid}: the agent's hi_tid above the local comm ID as it lies in memory (little-endian). */
@@ -638,7 +608,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             id.outstanding = send(id, agent, rep.encode(id.tid), id.dgid, madTimeoutMs,
                     Math.min(madRetries, req.maxCmRetries()));
             id.lastReply = id.outstanding;
-            count("rep_sent");
+            count(CmCounter.REP_SENT);
         }
     }
 
@@ -689,7 +659,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                             .remoteQpn(id.remoteQpn);
                     id.state = CmState.DREQ_SENT;
                     id.outstanding = send(id, agent, dreq.encode(id.dreqTid), id.dgid, madTimeoutMs, madRetries);
-                    count("dreq_sent");
+                    count(CmCounter.DREQ_SENT);
                 }
                 case DREQ_RCVD -> {
                     sendDrep(id);
@@ -748,14 +718,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             } // else: the comm IDs stay known (answering duplicates as for a gone id) until the time wait ends
 
             if (id.boundPort != 0) {
-                Map<Integer, List<CmaId>> m = ports.get(id.ps);
-                List<CmaId> h = m == null ? null : m.get(id.boundPort);
-                if (h != null) {
-                    h.remove(id);
-                    if (h.isEmpty()) {
-                        m.remove(id.boundPort);
-                    }
-                }
+                ports.release(id.ps, id.boundPort, id);
             }
             for (CmaId c : ids) {
                 if (c.listener == id && c.state == CmState.REQ_RCVD) {
@@ -876,9 +839,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 .reason(reason.code()).privateData(privateData);
         try {
             a[port].send(new MadSend(rej.encode(tid)).ah(av));
-            count("rej_sent");
+            count(CmCounter.REJ_SENT);
         } catch (RuntimeException e) {
-            count("send_failed");
+            count(CmCounter.SEND_FAILED);
         }
     }
 
@@ -887,9 +850,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             MadAgent agent = agent(id);
             CmDrep drep = new CmDrep().localCommId(id.localCommId).remoteCommId(id.remoteCommId);
             id.lastReply = send(id, agent, drep.encode(id.dreqTid), id.dgid, 0, 0);
-            count("drep_sent");
+            count(CmCounter.DREP_SENT);
         } catch (RuntimeException e) {
-            count("send_failed");
+            count(CmCounter.SEND_FAILED);
         }
     }
 
@@ -930,7 +893,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 return;
             }
             id.outstanding = null;
-            count("timeouts");
+            count(CmCounter.TIMEOUTS);
             if (id.sidr) {
                 if (id.state != CmState.REQ_SENT) {
                     return;
@@ -970,10 +933,10 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         try {
             Mad m = r.mad();
             if (m.classVersion() != CmAttr.CLASS_VERSION || m.method() != Mad.METHOD_SEND) {
-                count("dropped_bad_header");
+                count(CmCounter.DROPPED_BAD_HEADER);
                 return;
             }
-            count("rcvd");
+            count(CmCounter.RCVD);
             switch (m.attrId()) {
                 case CmAttr.REQ -> onReq(dev, port, agent, r, CmReq.decode(m));
                 case CmAttr.REP -> onRep(dev, port, r, CmRep.decode(m));
@@ -985,14 +948,14 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 case CmAttr.SIDR_REQ -> onSidrReq(dev, port, agent, r, SidrReq.decode(m));
                 case CmAttr.SIDR_REP -> onSidrRep(SidrRep.decode(m));
                 // cm_lap_handler / cm_apr_handler: alternate paths are not supported over RoCE
-                case CmAttr.LAP, CmAttr.APR -> count("dropped_unsupported_attr");
-                default -> count("dropped_unknown_attr");
+                case CmAttr.LAP, CmAttr.APR -> count(CmCounter.DROPPED_UNSUPPORTED_ATTR);
+                default -> count(CmCounter.DROPPED_UNKNOWN_ATTR);
             }
         } catch (IllegalArgumentException e) {
-            count("dropped_malformed"); // a field out of its range (the codecs check every one)
+            count(CmCounter.DROPPED_MALFORMED); // a field out of its range (the codecs check every one)
             LOG.log(System.Logger.Level.DEBUG, "rdma_cm: dropped a malformed CM MAD: " + e);
         } catch (RuntimeException e) {
-            count("dropped_error");
+            count(CmCounter.DROPPED_ERROR);
             LOG.log(System.Logger.Level.DEBUG, "rdma_cm: dropped a CM MAD: " + e, e);
         }
     }
@@ -1010,7 +973,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             if (dup != null) {
                 // cm_dup_req_handler: REQ_RCVD drops it, MRA_REQ_SENT resends the MRA, TIMEWAIT rejects it as
                 // stale; REP_SENT drops it (the REP is being retransmitted)
-                count("dup_req");
+                count(CmCounter.DUP_REQ);
                 if (dup.destroyed) {
                     return;
                 }
@@ -1026,27 +989,27 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             if (stale != null) {
                 // cm_match_req / cm_insert_remote_qpn: a new REQ from a QP we are connected to: the peer lost
                 // that connection. Reject the REQ as stale, and disconnect the old connection
-                count("rej_stale_conn");
+                count(CmCounter.REJ_STALE_CONN);
                 sendRej(dev, port, replyAv(dev, port, r, from, 0), r.mad().tid(), 0, req.localCommId(), CmRejReason.STALE_CONN, 0,
                         new byte[0]);
                 if (stale.state == CmState.ESTABLISHED) {
                     try {
                         disconnect(stale);
                     } catch (RuntimeException e) {
-                        count("send_failed");
+                        count(CmCounter.SEND_FAILED);
                     }
                 }
                 return;
             }
             if (!hasListener(req.serviceId(), false)) {
                 // cm_match_req: no listener on the service ID
-                count("rej_no_listener");
+                count(CmCounter.REJ_NO_LISTENER);
                 sendRej(dev, port, replyAv(dev, port, r, from, 0), r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_SERVICE_ID, 0,
                         new byte[0]);
                 return;
             }
             if (req.transportType() != 0) {
-                count("rej_bad_transport");
+                count(CmCounter.REJ_BAD_TRANSPORT);
                 sendRej(dev, port, replyAv(dev, port, r, from, 0), r.mad().tid(), 0, req.localCommId(), CmRejReason.INVALID_TRANSPORT_TYPE, 0,
                         new byte[0]);
                 return;
@@ -1057,7 +1020,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             } catch (IllegalArgumentException e) {
                 // cma_ib_req_handler fails (cma_save_ip_info: bad cma_version / IP version): cm.c destroys the
                 // new cm_id in REQ_RCVD, which rejects with CONSUMER_DEFINED
-                count("rej_bad_cma_header");
+                count(CmCounter.REJ_BAD_CMA_HEADER);
                 sendRej(dev, port, replyAv(dev, port, r, from, 0), r.mad().tid(), 0, req.localCommId(), CmRejReason.CONSUMER_DEFINED, 0,
                         new byte[0]);
                 return;
@@ -1066,7 +1029,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             listener = here == null ? null : findListener(req.serviceId(), hdr.dstAddr(), dev, here);
             if (listener == null || listener.sidr) {
                 // a listener on the service ID, but none for this address: cma's handler fails -> CONSUMER_DEFINED
-                count("rej_no_listener");
+                count(CmCounter.REJ_NO_LISTENER);
                 sendRej(dev, port, replyAv(dev, port, r, from, 0), r.mad().tid(), 0, req.localCommId(), CmRejReason.CONSUMER_DEFINED, 0,
                         new byte[0]);
                 return;
@@ -1103,7 +1066,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             ids.add(conn);
             byCommId.put(conn.localCommId, conn);
             byRemoteId.put(key, conn);
-            count("req_rcvd");
+            count(CmCounter.REQ_RCVD);
         }
         RdmaConnParam p = new RdmaConnParam().privateData(CmaHeader.userData(req.privateData()))
                 .responderResources(req.responderResources()).initiatorDepth(req.initiatorDepth())
@@ -1159,7 +1122,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         synchronized (lock) {
             id = byCommId.get(rep.remoteCommId());
             if (id == null || id.destroyed || id.sidr) {
-                count("dropped_unknown_conn");
+                count(CmCounter.DROPPED_UNKNOWN_CONN);
                 return;
             }
             if (id.state == CmState.ESTABLISHED && id.lastReply != null) {
@@ -1167,7 +1130,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 return;
             }
             if (id.state != CmState.REQ_SENT) {
-                count("dropped_wrong_state");
+                count(CmCounter.DROPPED_WRONG_STATE);
                 return;
             }
             cancelOutstanding(id);
@@ -1200,7 +1163,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             CmRtu rtu = new CmRtu().localCommId(id.localCommId).remoteCommId(id.remoteCommId);
             id.lastReply = send(id, agent(id), rtu.encode(id.tid), id.dgid, 0, 0);
             id.state = CmState.ESTABLISHED;
-            count("established");
+            count(CmCounter.ESTABLISHED);
             ev = new RdmaCmEvent(RdmaCmEventType.ESTABLISHED, id, null, 0,
                     new RdmaConnParam().privateData(rep.privateData()).responderResources(rep.responderResources())
                             .initiatorDepth(rep.initiatorDepth()).flowControl(rep.flowControl() ? 1 : 0)
@@ -1212,9 +1175,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
     private void resend(CmaId id, MadSend s) {
         try {
             agent(id).send(new MadSend(s.mad()).ah(s.ah()));
-            count("dup_answered");
+            count(CmCounter.DUP_ANSWERED);
         } catch (RuntimeException e) {
-            count("send_failed");
+            count(CmCounter.SEND_FAILED);
         }
     }
 
@@ -1223,12 +1186,12 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         synchronized (lock) {
             id = byCommId.get(rtu.remoteCommId());
             if (id == null || id.destroyed || id.state != CmState.REP_SENT || id.remoteCommId != rtu.localCommId()) {
-                count("dropped_unknown_conn");
+                count(CmCounter.DROPPED_UNKNOWN_CONN);
                 return;
             }
             cancelOutstanding(id);
             id.state = CmState.ESTABLISHED;
-            count("established");
+            count(CmCounter.ESTABLISHED);
         }
         dispatch(id, new RdmaCmEvent(RdmaCmEventType.ESTABLISHED, id, null, 0, null));
     }
@@ -1239,19 +1202,19 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         synchronized (lock) {
             id = byCommId.get(rej.remoteCommId());
             if (id == null || id.destroyed || id.sidr) {
-                count("dropped_unknown_conn");
+                count(CmCounter.DROPPED_UNKNOWN_CONN);
                 return;
             }
             CmState was = id.state;
             if (was != CmState.REQ_SENT && was != CmState.REP_SENT && was != CmState.ESTABLISHED) {
-                count("dropped_wrong_state");
+                count(CmCounter.DROPPED_WRONG_STATE);
                 return;
             }
             cancelOutstanding(id);
             toError(id.qp);
             id.state = CmState.ERROR;
             forget(id);
-            count("rej_rcvd");
+            count(CmCounter.REJ_RCVD);
             if (was == CmState.ESTABLISHED) {
                 ev = new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, id, null, 0, null);
             } else if (rej.reason() == CmRejReason.TIMEOUT.code()) {
@@ -1271,22 +1234,22 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             if (id == null || id.destroyed || id.sidr || id.remoteCommId != dreq.localCommId()) {
                 // cm_dreq_handler -> cm_issue_drep: a DREQ for an unknown connection is answered with a DREP
                 // (comm IDs swapped, the DREQ's TID) so that the peer stops retrying
-                count("dreq_unknown_conn");
+                count(CmCounter.DREQ_UNKNOWN_CONN);
                 CmDrep drep = new CmDrep().localCommId(dreq.remoteCommId()).remoteCommId(dreq.localCommId());
                 try {
                     agent.send(new MadSend(drep.encode(r.mad().tid())).ah(agent.ahAttrFromWc(r)).remoteQpn(r.srcQp()));
-                    count("drep_sent");
+                    count(CmCounter.DREP_SENT);
                 } catch (RuntimeException e) {
-                    count("send_failed");
+                    count(CmCounter.SEND_FAILED);
                 }
                 return;
             }
             if (id.qp != null && id.qp.qpNum() != dreq.remoteQpn()) {
-                count("dropped_wrong_qpn"); // cm_dreq_handler: local_qpn != the DREQ's remote QPN
+                count(CmCounter.DROPPED_WRONG_QPN); // cm_dreq_handler: local_qpn != the DREQ's remote QPN
                 return;
             }
             if (id.state == CmState.DREQ_RCVD) {
-                count("dup_dreq");
+                count(CmCounter.DUP_DREQ);
                 return;
             }
             id.dreqTid = r.mad().tid();
@@ -1302,10 +1265,10 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 case ESTABLISHED, REP_SENT -> {
                     cancelOutstanding(id);
                     id.state = CmState.DREQ_RCVD;
-                    count("dreq_rcvd");
+                    count(CmCounter.DREQ_RCVD);
                 }
                 default -> {
-                    count("dropped_wrong_state");
+                    count(CmCounter.DROPPED_WRONG_STATE);
                     return;
                 }
             }
@@ -1320,17 +1283,17 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             boolean forReq = mra.messageMraed() == CmMra.MSG_REQ;
             if (id == null || id.destroyed || id.sidr || (!forReq && id.remoteCommId != mra.localCommId())
                     || mra.messageMraed() > CmMra.MSG_OTHER) {
-                count("dropped_unknown_conn");
+                count(CmCounter.DROPPED_UNKNOWN_CONN);
                 return;
             }
             boolean matches = forReq ? id.state == CmState.REQ_SENT
                     : mra.messageMraed() == CmMra.MSG_REP && id.state == CmState.REP_SENT;
             if (!matches) {
-                count("dropped_wrong_state");
+                count(CmCounter.DROPPED_WRONG_STATE);
                 return;
             }
             if (id.mraRcvd) {
-                count("dup_mra");
+                count(CmCounter.DUP_MRA);
                 return;
             }
             // the service timeout plus the packet life time (cm_id_priv->av.timeout = life time + 1)
@@ -1339,11 +1302,11 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             MadSend s = id.outstanding;
             MadAgent a = agentOrNull(id);
             if (s == null || a == null || !a.modify(s, timeoutMs)) {
-                count("dropped_wrong_state");
+                count(CmCounter.DROPPED_WRONG_STATE);
                 return;
             }
             id.mraRcvd = true;
-            count("mra_rcvd");
+            count(CmCounter.MRA_RCVD);
         }
     }
 
@@ -1353,9 +1316,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             CmMra mra = new CmMra().localCommId(id.localCommId).remoteCommId(id.remoteCommId).messageMraed(msg)
                     .serviceTimeout(MRA_SERVICE_TIMEOUT);
             send(id, agent(id), mra.encode(id.tid), id.dgid, 0, 0);
-            count("mra_sent");
+            count(CmCounter.MRA_SENT);
         } catch (RuntimeException e) {
-            count("send_failed");
+            count(CmCounter.SEND_FAILED);
         }
     }
 
@@ -1368,19 +1331,19 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         CmaId conn;
         synchronized (lock) {
             if (from == null && !lidRouted) {
-                count("dropped_no_grh");
+                count(CmCounter.DROPPED_NO_GRH);
                 return;
             }
             for (CmaId c : ids) {
                 if (c.sidr && c.state == CmState.REQ_RCVD && c.remoteCommId == req.requestId()
                         && (lidRouted ? c.ib && c.madDlid == r.slid() : from.equals(c.dgid))) {
-                    count("dup_sidr_req"); // cm_insert_remote_sidr: being answered
+                    count(CmCounter.DUP_SIDR_REQ); // cm_insert_remote_sidr: being answered
                     return;
                 }
             }
             long tid = r.mad().tid();
             if (!hasListener(req.serviceId(), true)) {
-                count("sidr_no_listener"); // cm_reject_sidr_req(IB_SIDR_UNSUPPORTED)
+                count(CmCounter.SIDR_NO_LISTENER); // cm_reject_sidr_req(IB_SIDR_UNSUPPORTED)
                 sendSidrRepTo(agent, r, tid, req.requestId(), req.serviceId(), SidrRep.UNSUPPORTED);
                 return;
             }
@@ -1388,14 +1351,14 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             try {
                 hdr = CmaHeader.decode(req.privateData());
             } catch (IllegalArgumentException e) {
-                count("sidr_bad_cma_header"); // cma's handler fails: the cm_id is destroyed -> IB_SIDR_REJECT
+                count(CmCounter.SIDR_BAD_CMA_HEADER); // cma's handler fails: the cm_id is destroyed -> IB_SIDR_REJECT
                 sendSidrRepTo(agent, r, tid, req.requestId(), req.serviceId(), SidrRep.REJECT);
                 return;
             }
             CmaRoute.Endpoint here = CmaRoute.find(List.of(dev), hdr.dstAddr());
             listener = here == null ? null : findListener(req.serviceId(), hdr.dstAddr(), dev, here);
             if (listener == null || !listener.sidr) {
-                count("sidr_no_listener");
+                count(CmCounter.SIDR_NO_LISTENER);
                 sendSidrRepTo(agent, r, tid, req.requestId(), req.serviceId(), SidrRep.REJECT);
                 return;
             }
@@ -1417,7 +1380,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
             conn.serviceId = req.serviceId();
             conn.state = CmState.REQ_RCVD;
             ids.add(conn);
-            count("sidr_req_rcvd");
+            count(CmCounter.SIDR_REQ_RCVD);
         }
         RdmaConnParam p = new RdmaConnParam().privateData(CmaHeader.userData(req.privateData()));
         dispatch(conn, new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, conn, listener, 0, p));
@@ -1428,9 +1391,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 .serviceId(id.serviceId).privateData(privateData);
         try {
             send(id, agent(id), rep.encode(id.tid), id.dgid, 0, 0);
-            count("sidr_rep_sent");
+            count(CmCounter.SIDR_REP_SENT);
         } catch (RuntimeException e) {
-            count("send_failed");
+            count(CmCounter.SEND_FAILED);
         }
     }
 
@@ -1438,9 +1401,9 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         SidrRep rep = new SidrRep().requestId(requestId).status(status).serviceId(serviceId);
         try {
             agent.send(new MadSend(rep.encode(tid)).ah(agent.ahAttrFromWc(r)).remoteQpn(r.srcQp()));
-            count("sidr_rep_sent");
+            count(CmCounter.SIDR_REP_SENT);
         } catch (RuntimeException e) {
-            count("send_failed");
+            count(CmCounter.SEND_FAILED);
         }
     }
 
@@ -1451,11 +1414,11 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         synchronized (lock) {
             id = byCommId.get(rep.requestId());
             if (id == null || id.destroyed || !id.sidr || id.state != CmState.REQ_SENT) {
-                count("dropped_unknown_conn");
+                count(CmCounter.DROPPED_UNKNOWN_CONN);
                 return;
             }
             cancelOutstanding(id);
-            count("sidr_rep_rcvd");
+            count(CmCounter.SIDR_REP_RCVD);
             if (rep.status() != SidrRep.SUCCESS) {
                 id.state = CmState.ERROR;
                 forget(id);
@@ -1483,12 +1446,12 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         synchronized (lock) {
             id = byCommId.get(drep.remoteCommId());
             if (id == null || id.destroyed || id.state != CmState.DREQ_SENT) {
-                count("dropped_unknown_conn");
+                count(CmCounter.DROPPED_UNKNOWN_CONN);
                 return;
             }
             cancelOutstanding(id);
             enterTimewait(id);
-            count("drep_rcvd");
+            count(CmCounter.DREP_RCVD);
         }
         dispatch(id, new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, id, null, 0, null));
     }
@@ -1576,15 +1539,13 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         }
     }
 
-    private void count(String what) {
-        counters.computeIfAbsent(what, k -> new AtomicLong()).incrementAndGet();
+    private void count(CmCounter what) {
+        counters.count(what);
     }
 
     /** The CM's counters (sent and received messages, drops by reason), for tests and diagnostics. */
-    public Map<String, Long> counters() {
-        Map<String, Long> m = new java.util.TreeMap<>();
-        counters.forEach((k, v) -> m.put(k, v.get()));
-        return m;
+    Map<CmCounter, Long> counters() {
+        return counters.snapshot();
     }
 
     @Override

@@ -213,7 +213,7 @@ class RdmaCmIbTest extends AbstractRdmaCmScenarioTest {
         c.resolveRoute(300);
         RdmaCmEvent e = next(clientEvents, RdmaCmEventType.ROUTE_ERROR);
         assertEquals(-Errno.EINVAL.value(), e.status());
-        assertEquals(1L, cm.counters().get("route_error"));
+        assertEquals(1L, cm.counters().get(CmCounter.ROUTE_ERROR));
         c.close();
     }
 
