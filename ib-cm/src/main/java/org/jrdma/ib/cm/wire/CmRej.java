@@ -1,5 +1,6 @@
 package org.jrdma.ib.cm.wire;
 
+import org.jrdma.ib.cm.ib.IbCmRejReason;
 import org.jrdma.ib.mad.Mad;
 
 /**
@@ -39,10 +40,10 @@ public final class CmRej {
         rejectedInfoLength = v;
         return this;
     }
-    /** The reason code ({@link CmRejReason#code()}; unknown codes are kept as they are). */
+    /** The reason code ({@link IbCmRejReason#code()}; unknown codes are kept as they are). */
     public int reason() { return reason; }
     public CmRej reason(int v) { reason = Wire.check("reason", v, 16); return this; }
-    public CmRej reason(CmRejReason v) { reason = v.code(); return this; }
+    public CmRej reason(IbCmRejReason v) { reason = v.code(); return this; }
     /** The 72 bytes of additional rejection information. */
     public byte[] ari() { return ari.clone(); }
     /** Zero-padded to 72 bytes; IllegalArgumentException if longer. Does not set {@link #rejectedInfoLength}. */
@@ -80,7 +81,7 @@ public final class CmRej {
 
     @Override
     public String toString() {
-        CmRejReason r = CmRejReason.find(reason);
+        IbCmRejReason r = IbCmRejReason.find(reason);
         return String.format("REJ local_comm_id 0x%08x remote_comm_id 0x%08x message_rejected %d reason %d%s ari_length %d",
                 localCommId, remoteCommId, messageRejected, reason, r == null ? "" : " (" + r + ")", rejectedInfoLength);
     }

@@ -27,7 +27,7 @@ import org.jrdma.ib.cm.wire.CmDrep;
 import org.jrdma.ib.cm.wire.CmDreq;
 import org.jrdma.ib.cm.wire.CmMra;
 import org.jrdma.ib.cm.wire.CmRej;
-import org.jrdma.ib.cm.wire.CmRejReason;
+import org.jrdma.ib.cm.ib.IbCmRejReason;
 import org.jrdma.ib.cm.wire.CmRep;
 import org.jrdma.ib.cm.wire.CmReq;
 import org.jrdma.ib.cm.wire.CmRtu;
@@ -264,7 +264,7 @@ class RdmaCmInjectTest {
         // the consumer says no at last
         conn[0].reject(new byte[0]);
         CmRej rej = CmRej.decode(inj.expect(CmAttr.REJ));
-        assertEquals(CmRejReason.CONSUMER_DEFINED.code(), rej.reason());
+        assertEquals(IbCmRejReason.CONSUMER_DEFINED.code(), rej.reason());
         assertEquals(mra.localCommId(), rej.localCommId());
         conn[0].close();
         l.close();
@@ -306,7 +306,7 @@ class RdmaCmInjectTest {
         // the old REQ arrives late
         inj.send(inj.req(0x3333, 0x98, GUID, 5002, server, 7202, new byte[0]).encode(0x77L), server);
         CmRej rej = CmRej.decode(inj.expect(CmAttr.REJ));
-        assertEquals(CmRejReason.STALE_CONN.code(), rej.reason());
+        assertEquals(IbCmRejReason.STALE_CONN.code(), rej.reason());
         assertEquals(0x3333, rej.remoteCommId());
         assertEquals(1, counter(CmCounter.DUP_REQ));
         next(RdmaCmEventType.TIMEWAIT_EXIT);
@@ -326,7 +326,7 @@ class RdmaCmInjectTest {
         // a new REQ (new comm ID) from the same QP of the same CA: the peer lost the connection
         inj.send(inj.req(0x4445, 0x97, GUID, 5003, server, 7203, new byte[0]).encode(0x78L), server);
         CmRej rej = CmRej.decode(inj.expect(CmAttr.REJ));
-        assertEquals(CmRejReason.STALE_CONN.code(), rej.reason());
+        assertEquals(IbCmRejReason.STALE_CONN.code(), rej.reason());
         assertEquals(0x4445, rej.remoteCommId());
         assertEquals(0, rej.localCommId());
         // and the live connection is torn down (cm_match_req sends it a DREQ)
@@ -351,12 +351,12 @@ class RdmaCmInjectTest {
         m.u8(CmReqOffsets.PRIVATE_DATA, 1); // cma_version 1
         inj.send(m, server);
         CmRej rej = CmRej.decode(inj.expect(CmAttr.REJ));
-        assertEquals(CmRejReason.CONSUMER_DEFINED.code(), rej.reason());
+        assertEquals(IbCmRejReason.CONSUMER_DEFINED.code(), rej.reason());
         assertEquals(0x5555, rej.remoteCommId());
         Mad v5 = inj.req(0x5556, 0x95, GUID, 5004, server, 7204, new byte[0]).encode(0x7aL);
         v5.u8(CmReqOffsets.PRIVATE_DATA + 1, 5 << 4); // IP version 5
         inj.send(v5, server);
-        assertEquals(CmRejReason.CONSUMER_DEFINED.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
+        assertEquals(IbCmRejReason.CONSUMER_DEFINED.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
         assertEquals(2, counter(CmCounter.REJ_BAD_CMA_HEADER));
         assertNull(events.poll(200, TimeUnit.MILLISECONDS), "no CONNECT_REQUEST");
         assertEquals(1, cm.idCount()); // the listener
@@ -396,7 +396,7 @@ class RdmaCmInjectTest {
         assertNull(inj.next(200), "nothing sent");
         // the id is still waiting for an answer: the limits themselves work
         conn[0].reject(new byte[148]);
-        assertEquals(CmRejReason.CONSUMER_DEFINED.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
+        assertEquals(IbCmRejReason.CONSUMER_DEFINED.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
         conn[0].destroyQp();
         conn[0].close();
         c.connect(new RdmaConnParam().privateData(new byte[56]));
@@ -414,8 +414,8 @@ class RdmaCmInjectTest {
 
     @Test
     void mraForOurReqExtendsItsTimer() throws Exception {
-        cm.madTimeoutMs = 300;
-        cm.madRetries = 1; // unanswered, the REQ times out after about 600 ms
+        cm.ownIbCm().madTimeoutMs = 300;
+        cm.ownIbCm().madRetries = 1; // unanswered, the REQ times out after about 600 ms
         RdmaCmId c = clientToInjector(7206);
         c.connect(new RdmaConnParam());
         Mad m = inj.expect(CmAttr.REQ);
@@ -442,13 +442,13 @@ class RdmaCmInjectTest {
 
     @Test
     void withoutMraTheReqTimesOut() throws Exception {
-        cm.madTimeoutMs = 200;
-        cm.madRetries = 1;
+        cm.ownIbCm().madTimeoutMs = 200;
+        cm.ownIbCm().madRetries = 1;
         RdmaCmId c = clientToInjector(7207);
         c.connect(new RdmaConnParam());
         RdmaCmEvent e = next(RdmaCmEventType.UNREACHABLE);
         assertEquals(-Errno.ETIMEDOUT.value(), e.status());
-        assertEquals(CmRejReason.TIMEOUT.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
+        assertEquals(IbCmRejReason.TIMEOUT.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
         c.destroyQp();
         c.close();
         assertEquals(0, cm.idCount());
@@ -457,8 +457,8 @@ class RdmaCmInjectTest {
 
     @Test
     void mraForOurRepExtendsItsTimer() throws Exception {
-        cm.madTimeoutMs = 300;
-        cm.madRetries = 1;
+        cm.ownIbCm().madTimeoutMs = 300;
+        cm.ownIbCm().madRetries = 1;
         RdmaCmId l = acceptingListener(7208);
         inj.send(inj.req(0x8888, 0x92, GUID, 5008, server, 7208, new byte[0]).encode(0x7cL), server);
         RdmaCmEvent req = next(RdmaCmEventType.CONNECT_REQUEST);
