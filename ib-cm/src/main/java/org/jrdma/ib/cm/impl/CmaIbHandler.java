@@ -62,7 +62,7 @@ final class CmaIbHandler implements IbCmHandler {
             };
         }
         if (out != null) {
-            cm.dispatch(id, out);
+            cm.events.dispatch(id, out);
         }
         return 0;
     }
@@ -100,7 +100,7 @@ final class CmaIbHandler implements IbCmHandler {
             }
             conn = new CmaId(cm, listener.handler, listener.ps, listener);
             conn.context = listener.context;
-            RdmaCmService.at(conn, here);
+            CmaResolver.at(conn, here);
             conn.local = new InetSocketAddress(hdr.dstAddr(), listener.local.getPort());
             conn.remote = new InetSocketAddress(hdr.srcAddr(), hdr.port());
             conn.route = ev.path();
@@ -117,7 +117,7 @@ final class CmaIbHandler implements IbCmHandler {
                     .flowControl(ev.flowControl() ? 1 : 0).retryCount(ev.retryCount())
                     .rnrRetryCount(ev.rnrRetryCount()).srq(ev.srq()).qpNum(ev.remoteQpn());
         }
-        cm.dispatch(conn, new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, conn, listener, 0, p));
+        cm.events.dispatch(conn, new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, conn, listener, 0, p));
         return 0;
     }
 
