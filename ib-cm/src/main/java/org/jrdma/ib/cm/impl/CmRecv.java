@@ -371,20 +371,14 @@ final class CmRecv {
     private void drepUnknown(MadAgent agent, MadRecv r, CmDreq dreq) {
         cm.count(CmCounter.DREQ_UNKNOWN_CONN);
         CmDrep drep = new CmDrep().localCommId(dreq.remoteCommId()).remoteCommId(dreq.localCommId());
-        try {
-            agent.send(new MadSend(drep.encode(r.mad().tid())).ah(agent.ahAttrFromWc(r)).remoteQpn(r.srcQp()));
-            cm.count(CmCounter.DREP_SENT);
-        } catch (RuntimeException e) {
-            cm.count(CmCounter.SEND_FAILED);
-        }
+        cm.send.replyTo(agent, r, drep.encode(r.mad().tid()), CmCounter.DREP_SENT);
     }
 
     /** {@code cm_drep_handler}: TIMEWAIT. */
     private void onDrep(CmDrep drep) {
         synchronized (cm.lock) {
-            CmId id = cm.byCommId.get(drep.remoteCommId());
-            if (id == null || id.destroyed || id.state != IbCmState.DREQ_SENT) {
-                cm.count(CmCounter.DROPPED_UNKNOWN_CONN);
+            CmId id = waiting(drep.remoteCommId(), IbCmState.DREQ_SENT);
+            if (id == null) {
                 return;
             }
             cm.cancelOutstanding(id);
@@ -392,6 +386,16 @@ final class CmRecv {
             cm.count(CmCounter.DREP_RCVD);
             cm.deliver(id, new IbCmEvent(IbCmEventType.DREP_RECEIVED).privateData(drep.privateData()));
         }
+    }
+
+    /** The id of local comm ID {@code commId} if it waits in {@code state} for an answer; else null, counted. */
+    private CmId waiting(int commId, IbCmState state) {
+        CmId id = cm.byCommId.get(commId);
+        if (id == null || id.destroyed || id.state != state) {
+            cm.count(CmCounter.DROPPED_UNKNOWN_CONN);
+            return null;
+        }
+        return id;
     }
 
     // ------------------------------------------------------------------ SIDR
@@ -439,9 +443,8 @@ final class CmRecv {
     /** {@code cm_sidr_rep_handler}: the id goes IDLE; the event carries the status, QPN and Q_Key. */
     private void onSidrRep(SidrRep rep) {
         synchronized (cm.lock) {
-            CmId id = cm.byCommId.get(rep.requestId());
-            if (id == null || id.destroyed || id.state != IbCmState.SIDR_REQ_SENT) {
-                cm.count(CmCounter.DROPPED_UNKNOWN_CONN);
+            CmId id = waiting(rep.requestId(), IbCmState.SIDR_REQ_SENT);
+            if (id == null) {
                 return;
             }
             cm.cancelOutstanding(id);

@@ -57,13 +57,7 @@ final class CmSend {
         IbCmPath path = p.primaryPath();
         synchronized (cm.lock) {
             IbCmService.require(id, "ib_send_cm_req", IbCmState.IDLE);
-            MadAgent agent = cm.agent(id.device, path.port());
-            id.path = path;
-            id.madDlid = path.dlid();
-            id.madSl = path.sl();
-            id.localCommId = cm.newCommId();
-            id.tid = cmTid(agent, id.localCommId);
-            id.serviceId = p.serviceId();
+            start(id, path, p.serviceId());
             id.localQpn = p.qpNum();
             id.rqPsn = p.startingPsn();
             id.responderResources = p.responderResources();
@@ -86,6 +80,17 @@ final class CmSend {
             cm.byCommId.put(id.localCommId, id);
             cm.count(CmCounter.REQ_SENT);
         }
+    }
+
+    /** An active id takes its path, a new local comm ID (the SIDR request ID) and the TID of the exchange. */
+    private void start(CmId id, IbCmPath path, long serviceId) {
+        MadAgent agent = cm.agent(id.device, path.port());
+        id.path = path;
+        id.madDlid = path.dlid();
+        id.madSl = path.sl();
+        id.localCommId = cm.newCommId();
+        id.tid = cmTid(agent, id.localCommId);
+        id.serviceId = serviceId;
     }
 
     /**
@@ -259,13 +264,7 @@ final class CmSend {
         IbCmPath path = p.path();
         synchronized (cm.lock) {
             IbCmService.require(id, "ib_send_cm_sidr_req", IbCmState.IDLE);
-            MadAgent agent = cm.agent(id.device, path.port());
-            id.path = path;
-            id.madDlid = path.dlid();
-            id.madSl = path.sl();
-            id.localCommId = cm.newCommId();
-            id.tid = cmTid(agent, id.localCommId);
-            id.serviceId = p.serviceId();
+            start(id, path, p.serviceId());
             SidrReq req = new SidrReq().requestId(id.localCommId).pkey(0xffff).serviceId(p.serviceId())
                     .privateData(p.privateData());
             id.state = IbCmState.SIDR_REQ_SENT;
@@ -299,9 +298,14 @@ final class CmSend {
     /** A SIDR_REP to the sender of a SIDR_REQ that has no id here. */
     void sidrRepTo(MadAgent agent, MadRecv r, int requestId, long serviceId, int status) {
         SidrRep rep = new SidrRep().requestId(requestId).status(status).serviceId(serviceId);
+        replyTo(agent, r, rep.encode(r.mad().tid()), CmCounter.SIDR_REP_SENT);
+    }
+
+    /** Sends {@code m} back to where {@code r} came from ({@code cm_create_response_msg_ah}), counted as {@code what}. */
+    void replyTo(MadAgent agent, MadRecv r, Mad m, CmCounter what) {
         try {
-            agent.send(new MadSend(rep.encode(r.mad().tid())).ah(agent.ahAttrFromWc(r)).remoteQpn(r.srcQp()));
-            cm.count(CmCounter.SIDR_REP_SENT);
+            agent.send(new MadSend(m).ah(agent.ahAttrFromWc(r)).remoteQpn(r.srcQp()));
+            cm.count(what);
         } catch (RuntimeException e) {
             cm.count(CmCounter.SEND_FAILED);
         }

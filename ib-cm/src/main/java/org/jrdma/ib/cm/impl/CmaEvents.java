@@ -3,8 +3,6 @@ package org.jrdma.ib.cm.impl;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.jrdma.ib.cm.RdmaCmEvent;
@@ -17,23 +15,11 @@ import org.jrdma.ib.core.VerbsException;
  * order, outside the CM's lock, so a handler may call back into the CM; a non-zero answer destroys the id.
  */
 final class CmaEvents {
-    /** How long {@link #close} waits for the queued events, and then for the "rdma-cm" thread to end. */
-    private static final long CLOSE_WAIT_MS = 5000;
-
     private final RdmaCmService cm;
-    private final ScheduledThreadPoolExecutor thread;
-    /** The executor's worker ("rdma-cm"), for {@link #close} to wait for its end; null until it starts. */
-    private volatile Thread cmThread;
+    private final CmThread thread = new CmThread("rdma-cm");
 
     CmaEvents(RdmaCmService cm) {
         this.cm = cm;
-        this.thread = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "rdma-cm");
-            t.setDaemon(true);
-            cmThread = t;
-            return t;
-        });
-        thread.setRemoveOnCancelPolicy(true);
     }
 
     /**
@@ -97,23 +83,6 @@ final class CmaEvents {
 
     /** Stops the thread once it has run what is queued, and (unless called on it) waits for it to end. */
     void close() {
-        thread.shutdown();
-        if (Thread.currentThread() == cmThread) {
-            return; // closed by a handler: the thread ends once it has run what is queued
-        }
-        try {
-            if (!thread.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                thread.shutdownNow();
-            }
-            // the executor counts as terminated just before its worker thread ends: wait for the thread
-            // itself, so that no "rdma-cm" thread is left when close returns (as MadLayer.close)
-            Thread t = cmThread;
-            if (t != null) {
-                t.join(CLOSE_WAIT_MS);
-            }
-        } catch (InterruptedException e) {
-            thread.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        thread.stop();
     }
 }

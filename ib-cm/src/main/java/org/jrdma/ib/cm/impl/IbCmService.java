@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -61,14 +60,11 @@ public final class IbCmService implements IbCm, IbClient, AutoCloseable {
      */
     static final int MAD_TIMEOUT_MS = Integer.getInteger("jrdma.cm.madTimeoutMs",
             CmTimeoutMs.RESPONSE + 2 * CmTimeoutMs.PACKET_LIFE);
-    /** How long {@link #close} waits for the queued events, and then for the "ib-cm" thread to end. */
-    private static final long CLOSE_WAIT_MS = 5000;
 
     final Object lock = new Object();
     private final IbCore core;
     private final MadService mad;
-    private final ScheduledThreadPoolExecutor thread;
-    private volatile Thread cmThread;
+    private final CmThread thread = new CmThread("ib-cm");
     /** Per device: the CM agent of each port (index = port). */
     private final Map<IbDevice, MadAgent[]> agents = new ConcurrentHashMap<>();
     final Map<Integer, CmId> byCommId = new HashMap<>();
@@ -94,13 +90,6 @@ public final class IbCmService implements IbCm, IbClient, AutoCloseable {
     public IbCmService(IbCore core, MadService mad) {
         this.core = core;
         this.mad = mad;
-        this.thread = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "ib-cm");
-            t.setDaemon(true);
-            cmThread = t;
-            return t;
-        });
-        thread.setRemoveOnCancelPolicy(true);
         core.registerClient(this);
     }
 
@@ -405,21 +394,6 @@ public final class IbCmService implements IbCm, IbClient, AutoCloseable {
         }
         closed = true;
         core.unregisterClient(this);
-        thread.shutdown();
-        if (Thread.currentThread() == cmThread) {
-            return; // closed by a handler: the thread ends once it has run what is queued
-        }
-        try {
-            if (!thread.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                thread.shutdownNow();
-            }
-            Thread t = cmThread; // the executor terminates just before its worker ends: wait for the thread too
-            if (t != null) {
-                t.join(CLOSE_WAIT_MS);
-            }
-        } catch (InterruptedException e) {
-            thread.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        thread.stop();
     }
 }

@@ -213,16 +213,21 @@ abstract class AbstractRdmaCmScenarioTest {
         }
 
         WorkCompletion await() throws InterruptedException {
-            WorkCompletion[] wc = {new WorkCompletion()};
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (System.nanoTime() < end) {
-                if (cq.poll(wc) == 1) {
-                    return wc[0];
-                }
-                Thread.sleep(1);
-            }
-            throw new AssertionError("no completion in 10 s");
+            return awaitCompletion(cq);
         }
+    }
+
+    /** The next completion of {@code cq}, polled for up to 10 s. */
+    static WorkCompletion awaitCompletion(CompletionQueue cq) throws InterruptedException {
+        WorkCompletion[] wc = {new WorkCompletion()};
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < end) {
+            if (cq.poll(wc) == 1) {
+                return wc[0];
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError("no completion in 10 s");
     }
 
     /** A listener on the server address and {@code port}; CONNECT_REQUEST is answered by {@code onRequest}. */

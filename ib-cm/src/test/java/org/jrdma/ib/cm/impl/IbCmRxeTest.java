@@ -150,15 +150,7 @@ class IbCmRxeTest {
         }
 
         WorkCompletion await() throws InterruptedException {
-            WorkCompletion[] wc = {new WorkCompletion()};
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (System.nanoTime() < end) {
-                if (cq.poll(wc) == 1) {
-                    return wc[0];
-                }
-                Thread.sleep(1);
-            }
-            throw new AssertionError("no completion in 10 s");
+            return AbstractRdmaCmScenarioTest.awaitCompletion(cq);
         }
 
         void release() {
