@@ -59,7 +59,7 @@ public final class IbCmService implements IbCm, IbClient, AutoCloseable {
      * cm_convert_to_ms(packet life 18)}, what rdma_cm's REQs ask for.
      */
     static final int MAD_TIMEOUT_MS = Integer.getInteger("jrdma.cm.madTimeoutMs",
-            CmTimeoutMs.RESPONSE + 2 * CmTimeoutMs.PACKET_LIFE);
+            CmTimeout.toMs(20) + 2 * CmTimeout.toMs(18));
 
     final Object lock = new Object();
     private final IbCore core;
@@ -80,12 +80,6 @@ public final class IbCmService implements IbCm, IbClient, AutoCloseable {
     /** Retransmission timeout and retries of REQ, REP, DREQ and SIDR_REQ (tests shorten them). */
     volatile int madTimeoutMs = MAD_TIMEOUT_MS;
     volatile int madRetries = MAX_CM_RETRIES;
-
-    /** The timeouts rdma_cm's REQs carry, in milliseconds as cm.c converts them. */
-    private static final class CmTimeoutMs {
-        static final int RESPONSE = CmTimeout.toMs(20);
-        static final int PACKET_LIFE = CmTimeout.toMs(18);
-    }
 
     public IbCmService(IbCore core, MadService mad) {
         this.core = core;
