@@ -43,8 +43,7 @@ record CmField(String name, int offset, int size, int shift, int bits) {
         return (1L << bits) - 1;
     }
 
-    private long container(Mad m) {
-        int at = CmAttr.DATA + offset;
+    private long container(Mad m, int at) {
         return switch (size) {
             case 1 -> m.u8(at);
             case 2 -> m.u16(at);
@@ -54,14 +53,24 @@ record CmField(String name, int offset, int size, int shift, int bits) {
 
     /** The field's value in {@code m} (a 32-bit field as the int with the same bits). */
     int get(Mad m) {
-        return (int) ((container(m) >>> shift) & mask());
+        return get(m, 0);
+    }
+
+    /** The field's value in a structure at {@code base} of the message (a REQ's path). */
+    int get(Mad m, int base) {
+        return (int) ((container(m, at(base + offset)) >>> shift) & mask());
     }
 
     /** Writes {@code v} into the field; IllegalArgumentException (naming the field) if it does not fit. */
     void set(Mad m, int v) {
+        set(m, 0, v);
+    }
+
+    /** Writes {@code v} into the field of a structure at {@code base} of the message. */
+    void set(Mad m, int base, int v) {
         Wire.check(name, v, bits);
-        long c = container(m) & ~(mask() << shift) | ((v & mask()) << shift);
-        int at = CmAttr.DATA + offset;
+        int at = at(base + offset);
+        long c = container(m, at) & ~(mask() << shift) | ((v & mask()) << shift);
         switch (size) {
             case 1 -> m.u8(at, (int) c);
             case 2 -> m.u16(at, (int) c);

@@ -148,7 +148,6 @@ public final class CmReq {
 
     public static CmReq decode(Mad m) {
         CmAttr.expect(m, CmAttr.REQ);
-        int d = CmAttr.DATA;
         CmReq r = new CmReq().localCommId(CmField.LOCAL_COMM_ID.get(m))
                 .serviceId(m.u64(CmField.at(SERVICE_ID))).localCaGuid(m.u64(CmField.at(LOCAL_CA_GUID)))
                 .localQkey(LOCAL_QKEY.get(m))
@@ -170,17 +169,16 @@ public final class CmReq {
                 .maxCmRetries(MAX_CM_RETRIES.get(m))
                 .srq(SRQ.get(m) != 0)
                 .extendedTransportType(EXTENDED_TRANSPORT_TYPE.get(m))
-                .primaryPath(CmPath.read(m, d + PRIMARY_PATH));
-        if (!Wire.allZero(m, d + ALTERNATE_PATH, CmPath.SIZE)) {
-            r.alternatePath(CmPath.read(m, d + ALTERNATE_PATH));
+                .primaryPath(CmPath.read(m, PRIMARY_PATH));
+        if (!Wire.allZero(m, CmField.at(ALTERNATE_PATH), CmPath.SIZE)) {
+            r.alternatePath(CmPath.read(m, ALTERNATE_PATH));
         }
-        r.privateData = Wire.read(m, d + PRIVATE_DATA, PRIVATE_DATA_SIZE);
+        r.privateData = Wire.read(m, CmField.at(PRIVATE_DATA), PRIVATE_DATA_SIZE);
         return r;
     }
 
     public Mad encode(long tid) {
         Mad m = CmAttr.header(CmAttr.REQ, tid);
-        int d = CmAttr.DATA;
         CmField.LOCAL_COMM_ID.set(m, localCommId);
         m.u64(CmField.at(SERVICE_ID), serviceId);
         m.u64(CmField.at(LOCAL_CA_GUID), localCaGuid);
@@ -203,11 +201,11 @@ public final class CmReq {
         MAX_CM_RETRIES.set(m, maxCmRetries);
         SRQ.set(m, Wire.bit(srq));
         EXTENDED_TRANSPORT_TYPE.set(m, extendedTransportType);
-        primaryPath.write(m, d + PRIMARY_PATH);
+        primaryPath.write(m, PRIMARY_PATH);
         if (alternatePath != null) {
-            alternatePath.write(m, d + ALTERNATE_PATH);
+            alternatePath.write(m, ALTERNATE_PATH);
         }
-        Wire.write(m, d + PRIVATE_DATA, privateData);
+        Wire.write(m, CmField.at(PRIVATE_DATA), privateData);
         return m;
     }
 
