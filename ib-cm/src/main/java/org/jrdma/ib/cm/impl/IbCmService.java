@@ -119,17 +119,20 @@ public final class IbCmService implements IbCm, IbClient, AutoCloseable {
         agents.put(device, a);
     }
 
-    /** {@code cm_remove_one}: the ids on the device stop where they are; nothing more is sent for them. */
+    /**
+     * {@code cm_remove_one}: the ids on the device stop where they are (IDLE, out of every table, listeners
+     * too); nothing more is sent for them and no event comes. Their consumers hear of it from ib-core.
+     */
     @Override
     public void remove(IbDevice device, Object clientData) {
         synchronized (lock) {
             for (CmId id : new ArrayList<>(ids)) {
                 if (id.device == device) {
                     id.outstanding = null;
-                    if (id.state != IbCmState.LISTEN) {
-                        id.state = IbCmState.IDLE;
-                    }
+                    id.state = IbCmState.IDLE;
                     forget(id);
+                    listeners.remove(id);
+                    ids.remove(id);
                 }
             }
         }

@@ -111,14 +111,15 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         return "rdma_cm";
     }
 
-    /** {@code cma_add_one}: the wildcard listeners listen on the new device too. */
+    /**
+     * {@code cma_add_one}: the listeners listen on the new device too (a listener bound to another device's
+     * address as well, so that a REQ for its port there is rejected by the RDMA CM, as on every device).
+     */
     @Override
     public void add(IbDevice device) {
         synchronized (lock) {
             for (CmaId l : listeners) {
-                if (l.device == null) {
-                    listenOn(l, device);
-                }
+                listenOn(l, device);
             }
         }
     }
@@ -197,7 +198,10 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         resolver.resolveRoute(id, timeoutMs);
     }
 
-    /** {@code rdma_listen}: an IB CM listen id on the id's device, or on every device for a wildcard address. */
+    /**
+     * {@code rdma_listen}: an IB CM listen id for the port's service ID on every device. A listener bound to
+     * one address takes only the REQs to it ({@link CmaIbHandler} rejects the others CONSUMER_DEFINED).
+     */
     void listen(CmaId id, int backlog) {
         synchronized (lock) {
             require(id, CmState.Call.LISTEN);
