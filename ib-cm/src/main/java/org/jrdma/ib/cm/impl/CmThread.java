@@ -2,6 +2,7 @@ package org.jrdma.ib.cm.impl;
 
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 /**
  * The one thread a CM delivers its events (and runs its timers) on: a named daemon thread, in order.
@@ -24,6 +25,20 @@ final class CmThread extends ScheduledThreadPoolExecutor {
             return t;
         });
         setRemoveOnCancelPolicy(true);
+    }
+
+    /**
+     * A consumer handler's answer to {@code ev}: what it returns, or -1 (destroy the id, as for a non-zero
+     * answer) if it throws, which is logged and kept from the CM's thread.
+     */
+    static int answer(String cm, Object ev, IntSupplier handler) {
+        try {
+            return handler.getAsInt();
+        } catch (RuntimeException e) {
+            System.getLogger("org.jrdma.ib.cm").log(System.Logger.Level.WARNING,
+                    cm + ": event handler failed on " + ev + ": " + e, e);
+            return -1;
+        }
     }
 
     /** Whether the caller runs on this thread. */

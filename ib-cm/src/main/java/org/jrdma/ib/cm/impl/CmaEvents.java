@@ -56,14 +56,7 @@ final class CmaEvents {
                 return;
             }
         }
-        int rc;
-        try {
-            rc = id.handler.handle(id, ev);
-        } catch (RuntimeException e) {
-            RdmaCmService.LOG.log(System.Logger.Level.WARNING, "rdma_cm: event handler failed on " + ev + ": " + e, e);
-            rc = -1;
-        }
-        if (rc != 0) {
+        if (CmThread.answer("rdma_cm", ev, () -> id.handler.handle(id, ev)) != 0) {
             cm.destroyQp(id);
             cm.destroy(id);
         } else if (ev.type() == RdmaCmEventType.CONNECT_REQUEST) {

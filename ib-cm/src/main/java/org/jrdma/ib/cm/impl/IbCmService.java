@@ -356,14 +356,7 @@ public final class IbCmService implements IbCm, IbClient, AutoCloseable {
                 return;
             }
         }
-        int rc;
-        try {
-            rc = id.handler.handle(id, ev);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "ib_cm: event handler failed on " + ev + ": " + e, e);
-            rc = -1;
-        }
-        if (rc != 0) {
+        if (CmThread.answer("ib_cm", ev, () -> id.handler.handle(id, ev)) != 0) {
             destroy(id);
         }
     }
