@@ -4,9 +4,9 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The states of one id: the RDMA CM states of {@code cma.c} ({@code RDMA_CM_*}) joined with the IB CM
- * connection states of {@code cm.c} ({@code IB_CM_*}) they run in. Which calls are legal in which state is
- * a table here, not ifs in the calls.
+ * The states of one RDMA CM id: those of {@code cma.c} ({@code RDMA_CM_*}) with the connection phases the
+ * consumer sees (REQ_SENT ... TIMEWAIT, following its IB CM id's {@code IbCmState} through the events).
+ * Which calls are legal in which state is a table here, not ifs in the calls.
  */
 enum CmState {
     IDLE, ADDR_QUERY, ADDR_RESOLVED, ROUTE_QUERY, ROUTE_RESOLVED, ADDR_BOUND, LISTEN,

@@ -4,8 +4,8 @@ import org.jrdma.ib.cm.RdmaCm;
 import org.jrdma.ib.cm.RdmaCmEventHandler;
 import org.jrdma.ib.cm.RdmaCmId;
 import org.jrdma.ib.cm.RdmaPortSpace;
+import org.jrdma.ib.cm.ib.IbCm;
 import org.jrdma.ib.core.IbCore;
-import org.jrdma.ib.mad.MadService;
 import org.jrdma.ib.mad.sa.SaClient;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -16,7 +16,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /**
- * The RDMA CM service: an {@link RdmaCmService} for as long as ib-core and the MAD layer are here. The
+ * The RDMA CM service: an {@link RdmaCmService} over the IB CM service for as long as ib-core is here. The
  * {@link SaClient} (optional, dynamic) resolves routes on InfiniBand ports; without one they fail with
  * ROUTE_ERROR -ENODEV, RoCE needs none.
  */
@@ -25,8 +25,8 @@ public class RdmaCmComponent implements RdmaCm {
     private final RdmaCmService cm;
 
     @Activate
-    public RdmaCmComponent(@Reference IbCore core, @Reference MadService mad) {
-        this.cm = new RdmaCmService(core, mad);
+    public RdmaCmComponent(@Reference IbCore core, @Reference IbCm ib) {
+        this.cm = new RdmaCmService(core, ib, null);
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,

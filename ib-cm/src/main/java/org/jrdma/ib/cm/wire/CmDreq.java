@@ -10,6 +10,7 @@ public final class CmDreq {
     /** {@code IB_CM_DREQ_PRIVATE_DATA_SIZE}. */
     public static final int PRIVATE_DATA_SIZE = 220;
     static final int PRIVATE_DATA = 12;
+    static final CmField REMOTE_QPN = CmField.u32("remote QPN/EECN", 8, 8, 24);
 
     private int localCommId;
     private int remoteCommId;
@@ -22,29 +23,25 @@ public final class CmDreq {
     public CmDreq remoteCommId(int v) { remoteCommId = v; return this; }
     /** The QPN of the receiver of the DREQ ({@code CM_DREQ_REMOTE_QPN_EECN}). */
     public int remoteQpn() { return remoteQpn; }
-    public CmDreq remoteQpn(int v) { remoteQpn = Wire.check("remote QPN/EECN", v, 24); return this; }
+    public CmDreq remoteQpn(int v) { remoteQpn = REMOTE_QPN.check(v); return this; }
     public byte[] privateData() { return privateData.clone(); }
     /** Zero-padded to 220 bytes; IllegalArgumentException if longer. */
     public CmDreq privateData(byte[] v) { privateData = Wire.fixed("DREQ private data", v, PRIVATE_DATA_SIZE); return this; }
 
     public static CmDreq decode(Mad m) {
         CmAttr.expect(m, CmAttr.DREQ);
-        int d = CmAttr.DATA;
-        CmDreq r = new CmDreq()
-                .localCommId((int) m.u32(d))
-                .remoteCommId((int) m.u32(d + 4))
-                .remoteQpn((int) (m.u32(d + 8) >>> 8));
-        r.privateData = Wire.read(m, d + PRIVATE_DATA, PRIVATE_DATA_SIZE);
+        CmDreq r = new CmDreq().localCommId(CmField.LOCAL_COMM_ID.get(m)).remoteCommId(CmField.REMOTE_COMM_ID.get(m))
+                .remoteQpn(REMOTE_QPN.get(m));
+        r.privateData = Wire.read(m, CmField.at(PRIVATE_DATA), PRIVATE_DATA_SIZE);
         return r;
     }
 
     public Mad encode(long tid) {
         Mad m = CmAttr.header(CmAttr.DREQ, tid);
-        int d = CmAttr.DATA;
-        m.u32(d, localCommId & 0xffffffffL);
-        m.u32(d + 4, remoteCommId & 0xffffffffL);
-        m.u32(d + 8, (long) remoteQpn << 8);
-        Wire.write(m, d + PRIVATE_DATA, privateData);
+        CmField.LOCAL_COMM_ID.set(m, localCommId);
+        CmField.REMOTE_COMM_ID.set(m, remoteCommId);
+        REMOTE_QPN.set(m, remoteQpn);
+        Wire.write(m, CmField.at(PRIVATE_DATA), privateData);
         return m;
     }
 

@@ -14,6 +14,8 @@ public final class CmMra {
     public static final int MSG_REP = 1;
     public static final int MSG_OTHER = 2;
     static final int PRIVATE_DATA = 10;
+    static final CmField MESSAGE_MRAED = CmField.u8("message MRAed", 8, 6, 2);
+    static final CmField SERVICE_TIMEOUT = CmField.u8("service timeout", 9, 3, 5);
 
     private int localCommId;
     private int remoteCommId;
@@ -27,34 +29,29 @@ public final class CmMra {
     public CmMra remoteCommId(int v) { remoteCommId = v; return this; }
     /** {@link #MSG_REQ}, {@link #MSG_REP} or {@link #MSG_OTHER} (LAP). */
     public int messageMraed() { return messageMraed; }
-    public CmMra messageMraed(int v) { messageMraed = Wire.check("message MRAed", v, 2); return this; }
+    public CmMra messageMraed(int v) { messageMraed = MESSAGE_MRAED.check(v); return this; }
     /** The 5-bit timeout code the sender of the MRA needs to answer ({@link CmTimeout}). */
     public int serviceTimeout() { return serviceTimeout; }
-    public CmMra serviceTimeout(int v) { serviceTimeout = Wire.check("service timeout", v, 5); return this; }
+    public CmMra serviceTimeout(int v) { serviceTimeout = SERVICE_TIMEOUT.check(v); return this; }
     public byte[] privateData() { return privateData.clone(); }
     /** Zero-padded to 222 bytes; IllegalArgumentException if longer. */
     public CmMra privateData(byte[] v) { privateData = Wire.fixed("MRA private data", v, PRIVATE_DATA_SIZE); return this; }
 
     public static CmMra decode(Mad m) {
         CmAttr.expect(m, CmAttr.MRA);
-        int d = CmAttr.DATA;
-        CmMra r = new CmMra()
-                .localCommId((int) m.u32(d))
-                .remoteCommId((int) m.u32(d + 4))
-                .messageMraed(m.u8(d + 8) >>> 6)
-                .serviceTimeout(m.u8(d + 9) >>> 3);
-        r.privateData = Wire.read(m, d + PRIVATE_DATA, PRIVATE_DATA_SIZE);
+        CmMra r = new CmMra().localCommId(CmField.LOCAL_COMM_ID.get(m)).remoteCommId(CmField.REMOTE_COMM_ID.get(m))
+                .messageMraed(MESSAGE_MRAED.get(m)).serviceTimeout(SERVICE_TIMEOUT.get(m));
+        r.privateData = Wire.read(m, CmField.at(PRIVATE_DATA), PRIVATE_DATA_SIZE);
         return r;
     }
 
     public Mad encode(long tid) {
         Mad m = CmAttr.header(CmAttr.MRA, tid);
-        int d = CmAttr.DATA;
-        m.u32(d, localCommId & 0xffffffffL);
-        m.u32(d + 4, remoteCommId & 0xffffffffL);
-        m.u8(d + 8, messageMraed << 6);
-        m.u8(d + 9, serviceTimeout << 3);
-        Wire.write(m, d + PRIVATE_DATA, privateData);
+        CmField.LOCAL_COMM_ID.set(m, localCommId);
+        CmField.REMOTE_COMM_ID.set(m, remoteCommId);
+        MESSAGE_MRAED.set(m, messageMraed);
+        SERVICE_TIMEOUT.set(m, serviceTimeout);
+        Wire.write(m, CmField.at(PRIVATE_DATA), privateData);
         return m;
     }
 

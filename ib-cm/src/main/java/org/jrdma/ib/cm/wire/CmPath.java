@@ -21,6 +21,17 @@ import org.jrdma.ib.mad.Mad;
  */
 public final class CmPath {
     static final int SIZE = 44;
+    static final CmField LOCAL_LID = CmField.u16("local port LID", 0);
+    static final CmField REMOTE_LID = CmField.u16("remote port LID", 2);
+    static final int LOCAL_GID = 4;
+    static final int REMOTE_GID = 20;
+    static final CmField FLOW_LABEL = CmField.u32("flow label", 36, 12, 20);
+    static final CmField PACKET_RATE = CmField.u32("packet rate", 36, 0, 6);
+    static final CmField TRAFFIC_CLASS = CmField.u8("traffic class", 40, 0, 8);
+    static final CmField HOP_LIMIT = CmField.u8("hop limit", 41, 0, 8);
+    static final CmField SL = CmField.u8("SL", 42, 4, 4);
+    static final CmField SUBNET_LOCAL = CmField.u8("subnet local", 42, 3, 1);
+    static final CmField LOCAL_ACK_TIMEOUT = CmField.u8("local ACK timeout", 43, 3, 5);
 
     private int localLid;
     private int remoteLid;
@@ -35,56 +46,52 @@ public final class CmPath {
     private int localAckTimeout;
 
     public int localLid() { return localLid; }
-    public CmPath localLid(int v) { localLid = Wire.check("local port LID", v, 16); return this; }
+    public CmPath localLid(int v) { localLid = LOCAL_LID.check(v); return this; }
     public int remoteLid() { return remoteLid; }
-    public CmPath remoteLid(int v) { remoteLid = Wire.check("remote port LID", v, 16); return this; }
+    public CmPath remoteLid(int v) { remoteLid = REMOTE_LID.check(v); return this; }
     public Gid localGid() { return localGid; }
     public CmPath localGid(Gid v) { localGid = Objects.requireNonNull(v, "local port GID"); return this; }
     public Gid remoteGid() { return remoteGid; }
     public CmPath remoteGid(Gid v) { remoteGid = Objects.requireNonNull(v, "remote port GID"); return this; }
     public int flowLabel() { return flowLabel; }
-    public CmPath flowLabel(int v) { flowLabel = Wire.check("flow label", v, 20); return this; }
+    public CmPath flowLabel(int v) { flowLabel = FLOW_LABEL.check(v); return this; }
     /** {@code enum ib_rate}; 0 is {@code IB_RATE_PORT_CURRENT} (what Linux sends over RoCE). */
     public int packetRate() { return packetRate; }
-    public CmPath packetRate(int v) { packetRate = Wire.check("packet rate", v, 6); return this; }
+    public CmPath packetRate(int v) { packetRate = PACKET_RATE.check(v); return this; }
     public int trafficClass() { return trafficClass; }
-    public CmPath trafficClass(int v) { trafficClass = Wire.check("traffic class", v, 8); return this; }
+    public CmPath trafficClass(int v) { trafficClass = TRAFFIC_CLASS.check(v); return this; }
     public int hopLimit() { return hopLimit; }
-    public CmPath hopLimit(int v) { hopLimit = Wire.check("hop limit", v, 8); return this; }
+    public CmPath hopLimit(int v) { hopLimit = HOP_LIMIT.check(v); return this; }
     public int sl() { return sl; }
-    public CmPath sl(int v) { sl = Wire.check("SL", v, 4); return this; }
+    public CmPath sl(int v) { sl = SL.check(v); return this; }
     public boolean subnetLocal() { return subnetLocal; }
     public CmPath subnetLocal(boolean v) { subnetLocal = v; return this; }
     /** The 5-bit local ACK timeout (4.096 us * 2^t), for the QP's {@code timeout}. */
     public int localAckTimeout() { return localAckTimeout; }
-    public CmPath localAckTimeout(int v) { localAckTimeout = Wire.check("local ACK timeout", v, 5); return this; }
+    public CmPath localAckTimeout(int v) { localAckTimeout = LOCAL_ACK_TIMEOUT.check(v); return this; }
 
+    /** The path at byte {@code p} of the CM message. */
     static CmPath read(Mad m, int p) {
-        long fl = m.u32(p + 36);
-        return new CmPath()
-                .localLid(m.u16(p))
-                .remoteLid(m.u16(p + 2))
-                .localGid(Wire.gid(m, p + 4))
-                .remoteGid(Wire.gid(m, p + 20))
-                .flowLabel((int) (fl >>> 12))
-                .packetRate((int) (fl & 0x3f))
-                .trafficClass(m.u8(p + 40))
-                .hopLimit(m.u8(p + 41))
-                .sl(m.u8(p + 42) >>> 4)
-                .subnetLocal((m.u8(p + 42) & 0x08) != 0)
-                .localAckTimeout(m.u8(p + 43) >>> 3);
+        return new CmPath().localLid(LOCAL_LID.get(m, p)).remoteLid(REMOTE_LID.get(m, p))
+                .localGid(Wire.gid(m, CmField.at(p + LOCAL_GID))).remoteGid(Wire.gid(m, CmField.at(p + REMOTE_GID)))
+                .flowLabel(FLOW_LABEL.get(m, p)).packetRate(PACKET_RATE.get(m, p))
+                .trafficClass(TRAFFIC_CLASS.get(m, p)).hopLimit(HOP_LIMIT.get(m, p)).sl(SL.get(m, p))
+                .subnetLocal(SUBNET_LOCAL.get(m, p) != 0).localAckTimeout(LOCAL_ACK_TIMEOUT.get(m, p));
     }
 
+    /** Writes the path at byte {@code p} of the CM message. */
     void write(Mad m, int p) {
-        m.u16(p, localLid);
-        m.u16(p + 2, remoteLid);
-        Wire.gid(m, p + 4, localGid);
-        Wire.gid(m, p + 20, remoteGid);
-        m.u32(p + 36, (long) flowLabel << 12 | packetRate);
-        m.u8(p + 40, trafficClass);
-        m.u8(p + 41, hopLimit);
-        m.u8(p + 42, sl << 4 | Wire.bit(subnetLocal) << 3);
-        m.u8(p + 43, localAckTimeout << 3);
+        LOCAL_LID.set(m, p, localLid);
+        REMOTE_LID.set(m, p, remoteLid);
+        Wire.gid(m, CmField.at(p + LOCAL_GID), localGid);
+        Wire.gid(m, CmField.at(p + REMOTE_GID), remoteGid);
+        FLOW_LABEL.set(m, p, flowLabel);
+        PACKET_RATE.set(m, p, packetRate);
+        TRAFFIC_CLASS.set(m, p, trafficClass);
+        HOP_LIMIT.set(m, p, hopLimit);
+        SL.set(m, p, sl);
+        SUBNET_LOCAL.set(m, p, Wire.bit(subnetLocal));
+        LOCAL_ACK_TIMEOUT.set(m, p, localAckTimeout);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.jrdma.ib.cm.wire;
 
+import org.jrdma.ib.cm.ib.IbCmRejReason;
 import org.jrdma.ib.mad.Mad;
 
 /**
@@ -14,6 +15,9 @@ public final class CmRej {
     public static final int ARI_LENGTH = 72;
     static final int ARI = 12;
     static final int PRIVATE_DATA = 84;
+    static final CmField MESSAGE_REJECTED = CmField.u8("message rejected", 8, 6, 2);
+    static final CmField REJECTED_INFO_LENGTH = CmField.u8("rejected info length", 9, 1, 7);
+    static final CmField REASON = CmField.u16("reason", 10);
 
     private int localCommId;
     private int remoteCommId;
@@ -29,20 +33,20 @@ public final class CmRej {
     public CmRej remoteCommId(int v) { remoteCommId = v; return this; }
     /** {@link CmMra#MSG_REQ}, {@link CmMra#MSG_REP} or {@link CmMra#MSG_OTHER}. */
     public int messageRejected() { return messageRejected; }
-    public CmRej messageRejected(int v) { messageRejected = Wire.check("message rejected", v, 2); return this; }
+    public CmRej messageRejected(int v) { messageRejected = MESSAGE_REJECTED.check(v); return this; }
     /** The number of valid ARI bytes (Linux: the {@code ari_length} given to {@code ib_send_cm_rej}). */
     public int rejectedInfoLength() { return rejectedInfoLength; }
     public CmRej rejectedInfoLength(int v) {
-        if (Wire.check("rejected info length", v, 7) > ARI_LENGTH) {
+        if (REJECTED_INFO_LENGTH.check(v) > ARI_LENGTH) {
             throw new IllegalArgumentException("rejected info length is at most " + ARI_LENGTH + ", not " + v);
         }
         rejectedInfoLength = v;
         return this;
     }
-    /** The reason code ({@link CmRejReason#code()}; unknown codes are kept as they are). */
+    /** The reason code ({@link IbCmRejReason#code()}; unknown codes are kept as they are). */
     public int reason() { return reason; }
-    public CmRej reason(int v) { reason = Wire.check("reason", v, 16); return this; }
-    public CmRej reason(CmRejReason v) { reason = v.code(); return this; }
+    public CmRej reason(int v) { reason = REASON.check(v); return this; }
+    public CmRej reason(IbCmRejReason v) { reason = v.code(); return this; }
     /** The 72 bytes of additional rejection information. */
     public byte[] ari() { return ari.clone(); }
     /** Zero-padded to 72 bytes; IllegalArgumentException if longer. Does not set {@link #rejectedInfoLength}. */
@@ -53,34 +57,29 @@ public final class CmRej {
 
     public static CmRej decode(Mad m) {
         CmAttr.expect(m, CmAttr.REJ);
-        int d = CmAttr.DATA;
-        CmRej r = new CmRej()
-                .localCommId((int) m.u32(d))
-                .remoteCommId((int) m.u32(d + 4))
-                .messageRejected(m.u8(d + 8) >>> 6)
-                .reason(m.u16(d + 10));
-        r.rejectedInfoLength = m.u8(d + 9) >>> 1; // as received, even past 72
-        r.ari = Wire.read(m, d + ARI, ARI_LENGTH);
-        r.privateData = Wire.read(m, d + PRIVATE_DATA, PRIVATE_DATA_SIZE);
+        CmRej r = new CmRej().localCommId(CmField.LOCAL_COMM_ID.get(m)).remoteCommId(CmField.REMOTE_COMM_ID.get(m))
+                .messageRejected(MESSAGE_REJECTED.get(m)).reason(REASON.get(m));
+        r.rejectedInfoLength = REJECTED_INFO_LENGTH.get(m); // as received, even past 72
+        r.ari = Wire.read(m, CmField.at(ARI), ARI_LENGTH);
+        r.privateData = Wire.read(m, CmField.at(PRIVATE_DATA), PRIVATE_DATA_SIZE);
         return r;
     }
 
     public Mad encode(long tid) {
         Mad m = CmAttr.header(CmAttr.REJ, tid);
-        int d = CmAttr.DATA;
-        m.u32(d, localCommId & 0xffffffffL);
-        m.u32(d + 4, remoteCommId & 0xffffffffL);
-        m.u8(d + 8, messageRejected << 6);
-        m.u8(d + 9, rejectedInfoLength << 1);
-        m.u16(d + 10, reason);
-        Wire.write(m, d + ARI, ari);
-        Wire.write(m, d + PRIVATE_DATA, privateData);
+        CmField.LOCAL_COMM_ID.set(m, localCommId);
+        CmField.REMOTE_COMM_ID.set(m, remoteCommId);
+        MESSAGE_REJECTED.set(m, messageRejected);
+        REJECTED_INFO_LENGTH.set(m, rejectedInfoLength);
+        REASON.set(m, reason);
+        Wire.write(m, CmField.at(ARI), ari);
+        Wire.write(m, CmField.at(PRIVATE_DATA), privateData);
         return m;
     }
 
     @Override
     public String toString() {
-        CmRejReason r = CmRejReason.find(reason);
+        IbCmRejReason r = IbCmRejReason.find(reason);
         return String.format("REJ local_comm_id 0x%08x remote_comm_id 0x%08x message_rejected %d reason %d%s ari_length %d",
                 localCommId, remoteCommId, messageRejected, reason, r == null ? "" : " (" + r + ")", rejectedInfoLength);
     }

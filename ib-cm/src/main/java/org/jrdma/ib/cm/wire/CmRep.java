@@ -23,6 +23,18 @@ public final class CmRep {
     public static final int FAILOVER_REJECTED = 2;
 
     static final int PRIVATE_DATA = 36;
+    static final int LOCAL_CA_GUID = 28;
+    static final CmField LOCAL_QKEY = CmField.u32("local Q_Key", 8);
+    static final CmField LOCAL_QPN = CmField.u32("local QPN", 12, 8, 24);
+    static final CmField LOCAL_EECN = CmField.u32("local EECN", 16, 8, 24);
+    static final CmField STARTING_PSN = CmField.u32("starting PSN", 20, 8, 24);
+    static final CmField RESPONDER_RESOURCES = CmField.u8("responder resources", 24, 0, 8);
+    static final CmField INITIATOR_DEPTH = CmField.u8("initiator depth", 25, 0, 8);
+    static final CmField TARGET_ACK_DELAY = CmField.u8("target ACK delay", 26, 3, 5);
+    static final CmField FAILOVER_ACCEPTED_FIELD = CmField.u8("failover accepted", 26, 1, 2);
+    static final CmField FLOW_CONTROL = CmField.u8("end-to-end flow control", 26, 0, 1);
+    static final CmField RNR_RETRY_COUNT = CmField.u8("RNR retry count", 27, 5, 3);
+    static final CmField SRQ = CmField.u8("SRQ", 27, 4, 1);
 
     private int localCommId;
     private int remoteCommId;
@@ -47,24 +59,24 @@ public final class CmRep {
     public int localQkey() { return localQkey; }
     public CmRep localQkey(int v) { localQkey = v; return this; }
     public int localQpn() { return localQpn; }
-    public CmRep localQpn(int v) { localQpn = Wire.check("local QPN", v, 24); return this; }
+    public CmRep localQpn(int v) { localQpn = LOCAL_QPN.check(v); return this; }
     public int localEecn() { return localEecn; }
-    public CmRep localEecn(int v) { localEecn = Wire.check("local EECN", v, 24); return this; }
+    public CmRep localEecn(int v) { localEecn = LOCAL_EECN.check(v); return this; }
     public int startingPsn() { return startingPsn; }
-    public CmRep startingPsn(int v) { startingPsn = Wire.check("starting PSN", v, 24); return this; }
+    public CmRep startingPsn(int v) { startingPsn = STARTING_PSN.check(v); return this; }
     public int responderResources() { return responderResources; }
-    public CmRep responderResources(int v) { responderResources = Wire.check("responder resources", v, 8); return this; }
+    public CmRep responderResources(int v) { responderResources = RESPONDER_RESOURCES.check(v); return this; }
     public int initiatorDepth() { return initiatorDepth; }
-    public CmRep initiatorDepth(int v) { initiatorDepth = Wire.check("initiator depth", v, 8); return this; }
+    public CmRep initiatorDepth(int v) { initiatorDepth = INITIATOR_DEPTH.check(v); return this; }
     /** The replier CA's ACK delay (5-bit timeout code; rxe: 15). */
     public int targetAckDelay() { return targetAckDelay; }
-    public CmRep targetAckDelay(int v) { targetAckDelay = Wire.check("target ACK delay", v, 5); return this; }
+    public CmRep targetAckDelay(int v) { targetAckDelay = TARGET_ACK_DELAY.check(v); return this; }
     public int failoverAccepted() { return failoverAccepted; }
-    public CmRep failoverAccepted(int v) { failoverAccepted = Wire.check("failover accepted", v, 2); return this; }
+    public CmRep failoverAccepted(int v) { failoverAccepted = FAILOVER_ACCEPTED_FIELD.check(v); return this; }
     public boolean flowControl() { return flowControl; }
     public CmRep flowControl(boolean v) { flowControl = v; return this; }
     public int rnrRetryCount() { return rnrRetryCount; }
-    public CmRep rnrRetryCount(int v) { rnrRetryCount = Wire.check("RNR retry count", v, 3); return this; }
+    public CmRep rnrRetryCount(int v) { rnrRetryCount = RNR_RETRY_COUNT.check(v); return this; }
     public boolean srq() { return srq; }
     public CmRep srq(boolean v) { srq = v; return this; }
     public long localCaGuid() { return localCaGuid; }
@@ -75,43 +87,40 @@ public final class CmRep {
 
     public static CmRep decode(Mad m) {
         CmAttr.expect(m, CmAttr.REP);
-        int d = CmAttr.DATA;
-        int b26 = m.u8(d + 26);
-        int b27 = m.u8(d + 27);
-        CmRep r = new CmRep()
-                .localCommId((int) m.u32(d))
-                .remoteCommId((int) m.u32(d + 4))
-                .localQkey((int) m.u32(d + 8))
-                .localQpn((int) (m.u32(d + 12) >>> 8))
-                .localEecn((int) (m.u32(d + 16) >>> 8))
-                .startingPsn((int) (m.u32(d + 20) >>> 8))
-                .responderResources(m.u8(d + 24))
-                .initiatorDepth(m.u8(d + 25))
-                .targetAckDelay(b26 >>> 3)
-                .failoverAccepted((b26 >>> 1) & 0x3)
-                .flowControl((b26 & 1) != 0)
-                .rnrRetryCount(b27 >>> 5)
-                .srq((b27 & 0x10) != 0)
-                .localCaGuid(m.u64(d + 28));
-        r.privateData = Wire.read(m, d + PRIVATE_DATA, PRIVATE_DATA_SIZE);
+        CmRep r = new CmRep().localCommId(CmField.LOCAL_COMM_ID.get(m)).remoteCommId(CmField.REMOTE_COMM_ID.get(m))
+                .localQkey(LOCAL_QKEY.get(m))
+                .localQpn(LOCAL_QPN.get(m))
+                .localEecn(LOCAL_EECN.get(m))
+                .startingPsn(STARTING_PSN.get(m))
+                .responderResources(RESPONDER_RESOURCES.get(m))
+                .initiatorDepth(INITIATOR_DEPTH.get(m))
+                .targetAckDelay(TARGET_ACK_DELAY.get(m))
+                .failoverAccepted(FAILOVER_ACCEPTED_FIELD.get(m))
+                .flowControl(FLOW_CONTROL.get(m) != 0)
+                .rnrRetryCount(RNR_RETRY_COUNT.get(m))
+                .srq(SRQ.get(m) != 0)
+                .localCaGuid(m.u64(CmField.at(LOCAL_CA_GUID)));
+        r.privateData = Wire.read(m, CmField.at(PRIVATE_DATA), PRIVATE_DATA_SIZE);
         return r;
     }
 
     public Mad encode(long tid) {
         Mad m = CmAttr.header(CmAttr.REP, tid);
-        int d = CmAttr.DATA;
-        m.u32(d, localCommId & 0xffffffffL);
-        m.u32(d + 4, remoteCommId & 0xffffffffL);
-        m.u32(d + 8, localQkey & 0xffffffffL);
-        m.u32(d + 12, (long) localQpn << 8);
-        m.u32(d + 16, (long) localEecn << 8);
-        m.u32(d + 20, (long) startingPsn << 8);
-        m.u8(d + 24, responderResources);
-        m.u8(d + 25, initiatorDepth);
-        m.u8(d + 26, targetAckDelay << 3 | failoverAccepted << 1 | Wire.bit(flowControl));
-        m.u8(d + 27, rnrRetryCount << 5 | Wire.bit(srq) << 4);
-        m.u64(d + 28, localCaGuid);
-        Wire.write(m, d + PRIVATE_DATA, privateData);
+        CmField.LOCAL_COMM_ID.set(m, localCommId);
+        CmField.REMOTE_COMM_ID.set(m, remoteCommId);
+        LOCAL_QKEY.set(m, localQkey);
+        LOCAL_QPN.set(m, localQpn);
+        LOCAL_EECN.set(m, localEecn);
+        STARTING_PSN.set(m, startingPsn);
+        RESPONDER_RESOURCES.set(m, responderResources);
+        INITIATOR_DEPTH.set(m, initiatorDepth);
+        TARGET_ACK_DELAY.set(m, targetAckDelay);
+        FAILOVER_ACCEPTED_FIELD.set(m, failoverAccepted);
+        FLOW_CONTROL.set(m, Wire.bit(flowControl));
+        RNR_RETRY_COUNT.set(m, rnrRetryCount);
+        SRQ.set(m, Wire.bit(srq));
+        m.u64(CmField.at(LOCAL_CA_GUID), localCaGuid);
+        Wire.write(m, CmField.at(PRIVATE_DATA), privateData);
         return m;
     }
 

@@ -29,6 +29,27 @@ public final class CmReq {
     public static final int TRANSPORT_EXTENDED = 3;
     public static final int EXTENDED_TRANSPORT_XRC = 1;
 
+    static final int SERVICE_ID = 8;
+    static final int LOCAL_CA_GUID = 16;
+    static final CmField LOCAL_QKEY = CmField.u32("local Q_Key", 28);
+    static final CmField LOCAL_QPN = CmField.u32("local QPN", 32, 8, 24);
+    static final CmField RESPONDER_RESOURCES = CmField.u32("responder resources", 32, 0, 8);
+    static final CmField LOCAL_EECN = CmField.u32("local EECN", 36, 8, 24);
+    static final CmField INITIATOR_DEPTH = CmField.u32("initiator depth", 36, 0, 8);
+    static final CmField REMOTE_EECN = CmField.u32("remote EECN", 40, 8, 24);
+    static final CmField REMOTE_CM_RESPONSE_TIMEOUT = CmField.u32("remote CM response timeout", 40, 3, 5);
+    static final CmField TRANSPORT_TYPE = CmField.u32("transport service type", 40, 1, 2);
+    static final CmField FLOW_CONTROL = CmField.u32("end-to-end flow control", 40, 0, 1);
+    static final CmField STARTING_PSN = CmField.u32("starting PSN", 44, 8, 24);
+    static final CmField LOCAL_CM_RESPONSE_TIMEOUT = CmField.u32("local CM response timeout", 44, 3, 5);
+    static final CmField RETRY_COUNT = CmField.u32("retry count", 44, 0, 3);
+    static final CmField PKEY = CmField.u16("P_Key", 48);
+    static final CmField PATH_MTU = CmField.u8("path MTU", 50, 4, 4);
+    static final CmField RDC_EXISTS = CmField.u8("RDC exists", 50, 3, 1);
+    static final CmField RNR_RETRY_COUNT = CmField.u8("RNR retry count", 50, 0, 3);
+    static final CmField MAX_CM_RETRIES = CmField.u8("max CM retries", 51, 4, 4);
+    static final CmField SRQ = CmField.u8("SRQ", 51, 3, 1);
+    static final CmField EXTENDED_TRANSPORT_TYPE = CmField.u8("extended transport type", 51, 0, 3);
     static final int PRIMARY_PATH = 52;
     static final int ALTERNATE_PATH = 96;
     static final int PRIVATE_DATA = 140;
@@ -68,51 +89,51 @@ public final class CmReq {
     public int localQkey() { return localQkey; }
     public CmReq localQkey(int v) { localQkey = v; return this; }
     public int localQpn() { return localQpn; }
-    public CmReq localQpn(int v) { localQpn = Wire.check("local QPN", v, 24); return this; }
+    public CmReq localQpn(int v) { localQpn = LOCAL_QPN.check(v); return this; }
     public int responderResources() { return responderResources; }
-    public CmReq responderResources(int v) { responderResources = Wire.check("responder resources", v, 8); return this; }
+    public CmReq responderResources(int v) { responderResources = RESPONDER_RESOURCES.check(v); return this; }
     public int localEecn() { return localEecn; }
-    public CmReq localEecn(int v) { localEecn = Wire.check("local EECN", v, 24); return this; }
+    public CmReq localEecn(int v) { localEecn = LOCAL_EECN.check(v); return this; }
     public int initiatorDepth() { return initiatorDepth; }
-    public CmReq initiatorDepth(int v) { initiatorDepth = Wire.check("initiator depth", v, 8); return this; }
+    public CmReq initiatorDepth(int v) { initiatorDepth = INITIATOR_DEPTH.check(v); return this; }
     /** Remote EECN (RD only; Linux leaves it 0). */
     public int remoteEecn() { return remoteEecn; }
-    public CmReq remoteEecn(int v) { remoteEecn = Wire.check("remote EECN", v, 24); return this; }
+    public CmReq remoteEecn(int v) { remoteEecn = REMOTE_EECN.check(v); return this; }
     public int remoteCmResponseTimeout() { return remoteCmResponseTimeout; }
     public CmReq remoteCmResponseTimeout(int v) {
-        remoteCmResponseTimeout = Wire.check("remote CM response timeout", v, 5);
+        remoteCmResponseTimeout = REMOTE_CM_RESPONSE_TIMEOUT.check(v);
         return this;
     }
     /** {@link #TRANSPORT_RC}, {@link #TRANSPORT_UC}, ... */
     public int transportType() { return transportType; }
-    public CmReq transportType(int v) { transportType = Wire.check("transport service type", v, 2); return this; }
+    public CmReq transportType(int v) { transportType = TRANSPORT_TYPE.check(v); return this; }
     public boolean flowControl() { return flowControl; }
     public CmReq flowControl(boolean v) { flowControl = v; return this; }
     public int startingPsn() { return startingPsn; }
-    public CmReq startingPsn(int v) { startingPsn = Wire.check("starting PSN", v, 24); return this; }
+    public CmReq startingPsn(int v) { startingPsn = STARTING_PSN.check(v); return this; }
     public int localCmResponseTimeout() { return localCmResponseTimeout; }
     public CmReq localCmResponseTimeout(int v) {
-        localCmResponseTimeout = Wire.check("local CM response timeout", v, 5);
+        localCmResponseTimeout = LOCAL_CM_RESPONSE_TIMEOUT.check(v);
         return this;
     }
     public int retryCount() { return retryCount; }
-    public CmReq retryCount(int v) { retryCount = Wire.check("retry count", v, 3); return this; }
+    public CmReq retryCount(int v) { retryCount = RETRY_COUNT.check(v); return this; }
     public int pkey() { return pkey; }
-    public CmReq pkey(int v) { pkey = Wire.check("P_Key", v, 16); return this; }
+    public CmReq pkey(int v) { pkey = PKEY.check(v); return this; }
     /** The path MTU as the IB code ({@code enum ib_mtu}, 1..5: 256..4096; {@code Mtu.ofCode}). */
     public int pathMtu() { return pathMtu; }
-    public CmReq pathMtu(int v) { pathMtu = Wire.check("path MTU", v, 4); return this; }
+    public CmReq pathMtu(int v) { pathMtu = PATH_MTU.check(v); return this; }
     public boolean rdcExists() { return rdcExists; }
     public CmReq rdcExists(boolean v) { rdcExists = v; return this; }
     public int rnrRetryCount() { return rnrRetryCount; }
-    public CmReq rnrRetryCount(int v) { rnrRetryCount = Wire.check("RNR retry count", v, 3); return this; }
+    public CmReq rnrRetryCount(int v) { rnrRetryCount = RNR_RETRY_COUNT.check(v); return this; }
     public int maxCmRetries() { return maxCmRetries; }
-    public CmReq maxCmRetries(int v) { maxCmRetries = Wire.check("max CM retries", v, 4); return this; }
+    public CmReq maxCmRetries(int v) { maxCmRetries = MAX_CM_RETRIES.check(v); return this; }
     public boolean srq() { return srq; }
     public CmReq srq(boolean v) { srq = v; return this; }
     public int extendedTransportType() { return extendedTransportType; }
     public CmReq extendedTransportType(int v) {
-        extendedTransportType = Wire.check("extended transport type", v, 3);
+        extendedTransportType = EXTENDED_TRANSPORT_TYPE.check(v);
         return this;
     }
     public CmPath primaryPath() { return primaryPath; }
@@ -127,63 +148,64 @@ public final class CmReq {
 
     public static CmReq decode(Mad m) {
         CmAttr.expect(m, CmAttr.REQ);
-        int d = CmAttr.DATA;
-        long w32 = m.u32(d + 32);
-        long w36 = m.u32(d + 36);
-        long w40 = m.u32(d + 40);
-        long w44 = m.u32(d + 44);
-        int b50 = m.u8(d + 50);
-        int b51 = m.u8(d + 51);
-        CmReq r = new CmReq()
-                .localCommId((int) m.u32(d))
-                .serviceId(m.u64(d + 8))
-                .localCaGuid(m.u64(d + 16))
-                .localQkey((int) m.u32(d + 28))
-                .localQpn((int) (w32 >>> 8))
-                .responderResources((int) (w32 & 0xff))
-                .localEecn((int) (w36 >>> 8))
-                .initiatorDepth((int) (w36 & 0xff))
-                .remoteEecn((int) (w40 >>> 8))
-                .remoteCmResponseTimeout((int) (w40 >>> 3) & 0x1f)
-                .transportType((int) (w40 >>> 1) & 0x3)
-                .flowControl((w40 & 1) != 0)
-                .startingPsn((int) (w44 >>> 8))
-                .localCmResponseTimeout((int) (w44 >>> 3) & 0x1f)
-                .retryCount((int) (w44 & 0x7))
-                .pkey(m.u16(d + 48))
-                .pathMtu(b50 >>> 4)
-                .rdcExists((b50 & 0x08) != 0)
-                .rnrRetryCount(b50 & 0x7)
-                .maxCmRetries(b51 >>> 4)
-                .srq((b51 & 0x08) != 0)
-                .extendedTransportType(b51 & 0x7)
-                .primaryPath(CmPath.read(m, d + PRIMARY_PATH));
-        if (!Wire.allZero(m, d + ALTERNATE_PATH, CmPath.SIZE)) {
-            r.alternatePath(CmPath.read(m, d + ALTERNATE_PATH));
+        CmReq r = new CmReq().localCommId(CmField.LOCAL_COMM_ID.get(m))
+                .serviceId(m.u64(CmField.at(SERVICE_ID))).localCaGuid(m.u64(CmField.at(LOCAL_CA_GUID)))
+                .localQkey(LOCAL_QKEY.get(m))
+                .localQpn(LOCAL_QPN.get(m))
+                .responderResources(RESPONDER_RESOURCES.get(m))
+                .localEecn(LOCAL_EECN.get(m))
+                .initiatorDepth(INITIATOR_DEPTH.get(m))
+                .remoteEecn(REMOTE_EECN.get(m))
+                .remoteCmResponseTimeout(REMOTE_CM_RESPONSE_TIMEOUT.get(m))
+                .transportType(TRANSPORT_TYPE.get(m))
+                .flowControl(FLOW_CONTROL.get(m) != 0)
+                .startingPsn(STARTING_PSN.get(m))
+                .localCmResponseTimeout(LOCAL_CM_RESPONSE_TIMEOUT.get(m))
+                .retryCount(RETRY_COUNT.get(m))
+                .pkey(PKEY.get(m))
+                .pathMtu(PATH_MTU.get(m))
+                .rdcExists(RDC_EXISTS.get(m) != 0)
+                .rnrRetryCount(RNR_RETRY_COUNT.get(m))
+                .maxCmRetries(MAX_CM_RETRIES.get(m))
+                .srq(SRQ.get(m) != 0)
+                .extendedTransportType(EXTENDED_TRANSPORT_TYPE.get(m))
+                .primaryPath(CmPath.read(m, PRIMARY_PATH));
+        if (!Wire.allZero(m, CmField.at(ALTERNATE_PATH), CmPath.SIZE)) {
+            r.alternatePath(CmPath.read(m, ALTERNATE_PATH));
         }
-        r.privateData = Wire.read(m, d + PRIVATE_DATA, PRIVATE_DATA_SIZE);
+        r.privateData = Wire.read(m, CmField.at(PRIVATE_DATA), PRIVATE_DATA_SIZE);
         return r;
     }
 
     public Mad encode(long tid) {
         Mad m = CmAttr.header(CmAttr.REQ, tid);
-        int d = CmAttr.DATA;
-        m.u32(d, localCommId & 0xffffffffL);
-        m.u64(d + 8, serviceId);
-        m.u64(d + 16, localCaGuid);
-        m.u32(d + 28, localQkey & 0xffffffffL);
-        m.u32(d + 32, (long) localQpn << 8 | responderResources);
-        m.u32(d + 36, (long) localEecn << 8 | initiatorDepth);
-        m.u32(d + 40, (long) remoteEecn << 8 | remoteCmResponseTimeout << 3 | transportType << 1 | Wire.bit(flowControl));
-        m.u32(d + 44, (long) startingPsn << 8 | localCmResponseTimeout << 3 | retryCount);
-        m.u16(d + 48, pkey);
-        m.u8(d + 50, pathMtu << 4 | Wire.bit(rdcExists) << 3 | rnrRetryCount);
-        m.u8(d + 51, maxCmRetries << 4 | Wire.bit(srq) << 3 | extendedTransportType);
-        primaryPath.write(m, d + PRIMARY_PATH);
+        CmField.LOCAL_COMM_ID.set(m, localCommId);
+        m.u64(CmField.at(SERVICE_ID), serviceId);
+        m.u64(CmField.at(LOCAL_CA_GUID), localCaGuid);
+        LOCAL_QKEY.set(m, localQkey);
+        LOCAL_QPN.set(m, localQpn);
+        RESPONDER_RESOURCES.set(m, responderResources);
+        LOCAL_EECN.set(m, localEecn);
+        INITIATOR_DEPTH.set(m, initiatorDepth);
+        REMOTE_EECN.set(m, remoteEecn);
+        REMOTE_CM_RESPONSE_TIMEOUT.set(m, remoteCmResponseTimeout);
+        TRANSPORT_TYPE.set(m, transportType);
+        FLOW_CONTROL.set(m, Wire.bit(flowControl));
+        STARTING_PSN.set(m, startingPsn);
+        LOCAL_CM_RESPONSE_TIMEOUT.set(m, localCmResponseTimeout);
+        RETRY_COUNT.set(m, retryCount);
+        PKEY.set(m, pkey);
+        PATH_MTU.set(m, pathMtu);
+        RDC_EXISTS.set(m, Wire.bit(rdcExists));
+        RNR_RETRY_COUNT.set(m, rnrRetryCount);
+        MAX_CM_RETRIES.set(m, maxCmRetries);
+        SRQ.set(m, Wire.bit(srq));
+        EXTENDED_TRANSPORT_TYPE.set(m, extendedTransportType);
+        primaryPath.write(m, PRIMARY_PATH);
         if (alternatePath != null) {
-            alternatePath.write(m, d + ALTERNATE_PATH);
+            alternatePath.write(m, ALTERNATE_PATH);
         }
-        Wire.write(m, d + PRIVATE_DATA, privateData);
+        Wire.write(m, CmField.at(PRIVATE_DATA), privateData);
         return m;
     }
 

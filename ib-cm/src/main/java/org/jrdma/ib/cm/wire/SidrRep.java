@@ -21,6 +21,12 @@ public final class SidrRep {
     public static final int UNSUPPORTED_VERSION = 5;
     static final int INFO = 24;
     static final int PRIVATE_DATA = 96;
+    static final CmField REQUEST_ID = CmField.u32("request ID", 0);
+    static final CmField STATUS = CmField.u8("status", 4, 0, 8);
+    static final CmField ADDITIONAL_INFO_LENGTH = CmField.u8("additional info length", 5, 0, 8);
+    static final CmField QPN = CmField.u32("QPN", 8, 8, 24);
+    static final int SERVICE_ID = 12;
+    static final CmField QKEY = CmField.u32("Q_Key", 20);
 
     private int requestId;
     private int status;
@@ -35,11 +41,11 @@ public final class SidrRep {
     public SidrRep requestId(int v) { requestId = v; return this; }
     /** {@link #SUCCESS}, {@link #UNSUPPORTED}, ... */
     public int status() { return status; }
-    public SidrRep status(int v) { status = Wire.check("status", v, 8); return this; }
+    public SidrRep status(int v) { status = STATUS.check(v); return this; }
     public int additionalInfoLength() { return additionalInfoLength; }
-    public SidrRep additionalInfoLength(int v) { additionalInfoLength = Wire.check("additional info length", v, 8); return this; }
+    public SidrRep additionalInfoLength(int v) { additionalInfoLength = ADDITIONAL_INFO_LENGTH.check(v); return this; }
     public int qpn() { return qpn; }
-    public SidrRep qpn(int v) { qpn = Wire.check("QPN", v, 24); return this; }
+    public SidrRep qpn(int v) { qpn = QPN.check(v); return this; }
     public long serviceId() { return serviceId; }
     public SidrRep serviceId(long v) { serviceId = v; return this; }
     public int qkey() { return qkey; }
@@ -57,30 +63,24 @@ public final class SidrRep {
 
     public static SidrRep decode(Mad m) {
         CmAttr.expect(m, CmAttr.SIDR_REP);
-        int d = CmAttr.DATA;
-        SidrRep r = new SidrRep()
-                .requestId((int) m.u32(d))
-                .status(m.u8(d + 4))
-                .additionalInfoLength(m.u8(d + 5))
-                .qpn((int) (m.u32(d + 8) >>> 8))
-                .serviceId(m.u64(d + 12))
-                .qkey((int) m.u32(d + 20));
-        r.info = Wire.read(m, d + INFO, INFO_LENGTH);
-        r.privateData = Wire.read(m, d + PRIVATE_DATA, PRIVATE_DATA_SIZE);
+        SidrRep r = new SidrRep().requestId(REQUEST_ID.get(m)).status(STATUS.get(m))
+                .additionalInfoLength(ADDITIONAL_INFO_LENGTH.get(m)).qpn(QPN.get(m))
+                .serviceId(m.u64(CmField.at(SERVICE_ID))).qkey(QKEY.get(m));
+        r.info = Wire.read(m, CmField.at(INFO), INFO_LENGTH);
+        r.privateData = Wire.read(m, CmField.at(PRIVATE_DATA), PRIVATE_DATA_SIZE);
         return r;
     }
 
     public Mad encode(long tid) {
         Mad m = CmAttr.header(CmAttr.SIDR_REP, tid);
-        int d = CmAttr.DATA;
-        m.u32(d, requestId & 0xffffffffL);
-        m.u8(d + 4, status);
-        m.u8(d + 5, additionalInfoLength);
-        m.u32(d + 8, (long) qpn << 8);
-        m.u64(d + 12, serviceId);
-        m.u32(d + 20, qkey & 0xffffffffL);
-        Wire.write(m, d + INFO, info);
-        Wire.write(m, d + PRIVATE_DATA, privateData);
+        REQUEST_ID.set(m, requestId);
+        STATUS.set(m, status);
+        ADDITIONAL_INFO_LENGTH.set(m, additionalInfoLength);
+        QPN.set(m, qpn);
+        m.u64(CmField.at(SERVICE_ID), serviceId);
+        QKEY.set(m, qkey);
+        Wire.write(m, CmField.at(INFO), info);
+        Wire.write(m, CmField.at(PRIVATE_DATA), privateData);
         return m;
     }
 

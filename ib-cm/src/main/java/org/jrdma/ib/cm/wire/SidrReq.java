@@ -10,6 +10,9 @@ public final class SidrReq {
     /** {@code IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE}. */
     public static final int PRIVATE_DATA_SIZE = 216;
     static final int PRIVATE_DATA = 16;
+    static final CmField REQUEST_ID = CmField.u32("request ID", 0);
+    static final CmField PKEY = CmField.u16("P_Key", 4);
+    static final int SERVICE_ID = 8;
 
     private int requestId;
     private int pkey;
@@ -19,7 +22,7 @@ public final class SidrReq {
     public int requestId() { return requestId; }
     public SidrReq requestId(int v) { requestId = v; return this; }
     public int pkey() { return pkey; }
-    public SidrReq pkey(int v) { pkey = Wire.check("P_Key", v, 16); return this; }
+    public SidrReq pkey(int v) { pkey = PKEY.check(v); return this; }
     public long serviceId() { return serviceId; }
     public SidrReq serviceId(long v) { serviceId = v; return this; }
     public byte[] privateData() { return privateData.clone(); }
@@ -31,22 +34,18 @@ public final class SidrReq {
 
     public static SidrReq decode(Mad m) {
         CmAttr.expect(m, CmAttr.SIDR_REQ);
-        int d = CmAttr.DATA;
-        SidrReq r = new SidrReq()
-                .requestId((int) m.u32(d))
-                .pkey(m.u16(d + 4))
-                .serviceId(m.u64(d + 8));
-        r.privateData = Wire.read(m, d + PRIVATE_DATA, PRIVATE_DATA_SIZE);
+        SidrReq r = new SidrReq().requestId(REQUEST_ID.get(m)).pkey(PKEY.get(m))
+                .serviceId(m.u64(CmField.at(SERVICE_ID)));
+        r.privateData = Wire.read(m, CmField.at(PRIVATE_DATA), PRIVATE_DATA_SIZE);
         return r;
     }
 
     public Mad encode(long tid) {
         Mad m = CmAttr.header(CmAttr.SIDR_REQ, tid);
-        int d = CmAttr.DATA;
-        m.u32(d, requestId & 0xffffffffL);
-        m.u16(d + 4, pkey);
-        m.u64(d + 8, serviceId);
-        Wire.write(m, d + PRIVATE_DATA, privateData);
+        REQUEST_ID.set(m, requestId);
+        PKEY.set(m, pkey);
+        m.u64(CmField.at(SERVICE_ID), serviceId);
+        Wire.write(m, CmField.at(PRIVATE_DATA), privateData);
         return m;
     }
 

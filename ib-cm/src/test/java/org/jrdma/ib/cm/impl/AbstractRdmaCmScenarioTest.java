@@ -213,16 +213,21 @@ abstract class AbstractRdmaCmScenarioTest {
         }
 
         WorkCompletion await() throws InterruptedException {
-            WorkCompletion[] wc = {new WorkCompletion()};
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (System.nanoTime() < end) {
-                if (cq.poll(wc) == 1) {
-                    return wc[0];
-                }
-                Thread.sleep(1);
-            }
-            throw new AssertionError("no completion in 10 s");
+            return awaitCompletion(cq);
         }
+    }
+
+    /** The next completion of {@code cq}, polled for up to 10 s. */
+    static WorkCompletion awaitCompletion(CompletionQueue cq) throws InterruptedException {
+        WorkCompletion[] wc = {new WorkCompletion()};
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < end) {
+            if (cq.poll(wc) == 1) {
+                return wc[0];
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError("no completion in 10 s");
     }
 
     /** A listener on the server address and {@code port}; CONNECT_REQUEST is answered by {@code onRequest}. */
@@ -310,10 +315,10 @@ abstract class AbstractRdmaCmScenarioTest {
         server[0].release(req.id());
         req.id().close();
         l.close();
-        assertEquals(1L, cm.counters().get("dreq_sent"));
-        assertEquals(1L, cm.counters().get("drep_rcvd"));
+        assertEquals(1L, cm.counters().get(CmCounter.DREQ_SENT));
+        assertEquals(1L, cm.counters().get(CmCounter.DREP_RCVD));
         // route_resolved counts path records from the SA: one where routes come from it, none where they are local
-        assertEquals(routesFromSa() ? 1L : 0L, cm.counters().getOrDefault("route_resolved", 0L));
+        assertEquals(routesFromSa() ? 1L : 0L, cm.counters().getOrDefault(CmCounter.ROUTE_RESOLVED, 0L));
         assertEquals(0, cm.idCount());
     }
 
@@ -341,8 +346,8 @@ abstract class AbstractRdmaCmScenarioTest {
         assertNotNull(av);
         checkUdAhAttr(av);
         assertEquals("the UD server", new String(est.param().privateData(), 0, 13, StandardCharsets.US_ASCII));
-        assertEquals(1L, cm.counters().get("sidr_req_sent"));
-        assertEquals(1L, cm.counters().get("sidr_rep_rcvd"));
+        assertEquals(1L, cm.counters().get(CmCounter.SIDR_REQ_SENT));
+        assertEquals(1L, cm.counters().get(CmCounter.SIDR_REP_RCVD));
 
         org.jrdma.ib.core.AddressHandle ah = client.pd.createAh(av);
         byte[] msg = "a datagram after SIDR".getBytes(StandardCharsets.US_ASCII);
@@ -403,7 +408,7 @@ abstract class AbstractRdmaCmScenarioTest {
         c.connect(new RdmaConnParam());
         RdmaCmEvent rej = next(clientEvents, RdmaCmEventType.REJECTED);
         assertEquals(8, rej.status()); // IB_CM_REJ_INVALID_SERVICE_ID
-        assertEquals(1L, cm.counters().get("rej_no_listener"));
+        assertEquals(1L, cm.counters().get(CmCounter.REJ_NO_LISTENER));
         client.release(c);
         c.close();
     }

@@ -23,10 +23,11 @@ import org.jrdma.ib.cm.RdmaCmId;
 import org.jrdma.ib.cm.RdmaConnParam;
 import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.cm.tools.Rping;
+import org.jrdma.ib.cm.wire.CmTimeout;
 import org.jrdma.ib.cm.wire.CmAttr;
 import org.jrdma.ib.cm.wire.CmPath;
 import org.jrdma.ib.cm.wire.CmRej;
-import org.jrdma.ib.cm.wire.CmRejReason;
+import org.jrdma.ib.cm.ib.IbCmRejReason;
 import org.jrdma.ib.cm.wire.CmReq;
 import org.jrdma.ib.cm.wire.CmaHeader;
 import org.jrdma.ib.core.AhAttr;
@@ -212,7 +213,7 @@ class RdmaCmIbTest extends AbstractRdmaCmScenarioTest {
         c.resolveRoute(300);
         RdmaCmEvent e = next(clientEvents, RdmaCmEventType.ROUTE_ERROR);
         assertEquals(-Errno.EINVAL.value(), e.status());
-        assertEquals(1L, cm.counters().get("route_error"));
+        assertEquals(1L, cm.counters().get(CmCounter.ROUTE_ERROR));
         c.close();
     }
 
@@ -282,7 +283,7 @@ class RdmaCmIbTest extends AbstractRdmaCmScenarioTest {
             assertEquals(16, p.packetRate(), "the SA's rate: 4X EDR");
             assertEquals(5, req.pathMtu(), "the SA's MTU: 4096");
             // cm_ack_timeout(ca_ack_delay 15, packet life 0x12) = 19
-            assertEquals(RdmaCmService.cmAckTimeout(dev0.queryDevice().localCaAckDelay(), 0x12), p.localAckTimeout());
+            assertEquals(CmTimeout.ackTimeout(dev0.queryDevice().localCaAckDelay(), 0x12), p.localAckTimeout());
             assertEquals(19, p.localAckTimeout());
             assertEquals(0xffff, req.pkey());
             assertEquals(c.qp().qpNum(), req.localQpn());
@@ -297,7 +298,7 @@ class RdmaCmIbTest extends AbstractRdmaCmScenarioTest {
 
             // answer with a REJ to the SLID (no GRH): the id is rejected
             CmRej rej = new CmRej().localCommId(0).remoteCommId(req.localCommId())
-                    .reason(CmRejReason.INVALID_SERVICE_ID.code());
+                    .reason(IbCmRejReason.INVALID_SERVICE_ID.code());
             agent.send(new MadSend(rej.encode(r.mad().tid())).ah(agent.ahAttrFromWc(r)).remoteQpn(1));
             assertEquals(8, next(clientEvents, RdmaCmEventType.REJECTED).status());
             client.release(c);

@@ -27,7 +27,7 @@ import org.jrdma.ib.cm.wire.CmDrep;
 import org.jrdma.ib.cm.wire.CmDreq;
 import org.jrdma.ib.cm.wire.CmMra;
 import org.jrdma.ib.cm.wire.CmRej;
-import org.jrdma.ib.cm.wire.CmRejReason;
+import org.jrdma.ib.cm.ib.IbCmRejReason;
 import org.jrdma.ib.cm.wire.CmRep;
 import org.jrdma.ib.cm.wire.CmReq;
 import org.jrdma.ib.cm.wire.CmRtu;
@@ -102,7 +102,7 @@ class RdmaCmInjectTest {
         inj.close();
     }
 
-    long counter(String name) {
+    long counter(CmCounter name) {
         return cm.counters().getOrDefault(name, 0L);
     }
 
@@ -133,7 +133,7 @@ class RdmaCmInjectTest {
     }
 
     /** Waits until the service's counter {@code name} reaches {@code value}. */
-    void awaitCounter(String name, long value) throws InterruptedException {
+    void awaitCounter(CmCounter name, long value) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (counter(name) < value) {
             assertTrue(System.nanoTime() < end, "counter " + name + " stays at " + counter(name) + ", want " + value
@@ -161,7 +161,7 @@ class RdmaCmInjectTest {
             assertTrue(System.nanoTime() < end, "the MAD layer did not drop it: " + mad.counters(rb.ibDevice(), 1));
             Thread.sleep(5);
         }
-        assertEquals(0, counter("rcvd"));
+        assertEquals(0, counter(CmCounter.RCVD));
         assertNull(inj.next(200), "no answer to a class version 1 CM MAD");
     }
 
@@ -172,8 +172,8 @@ class RdmaCmInjectTest {
         inj.send(unknown, server);
         Mad lap = CmAttr.header(CmAttr.LAP, 3L);
         inj.send(lap, server);
-        awaitCounter("dropped_unknown_attr", 1);
-        awaitCounter("dropped_unsupported_attr", 1);
+        awaitCounter(CmCounter.DROPPED_UNKNOWN_ATTR, 1);
+        awaitCounter(CmCounter.DROPPED_UNSUPPORTED_ATTR, 1);
         assertNull(inj.next(200));
         assertEquals(ids, cm.idCount());
     }
@@ -207,8 +207,8 @@ class RdmaCmInjectTest {
         RdmaCmEvent e = next(RdmaCmEventType.REJECTED);
         assertEquals(0xfff0, e.status());
         assertEquals('n', e.param().privateData()[0]);
-        assertEquals(0, counter("dropped_error"));
-        assertEquals(0, counter("dropped_malformed"));
+        assertEquals(0, counter(CmCounter.DROPPED_ERROR));
+        assertEquals(0, counter(CmCounter.DROPPED_MALFORMED));
         c.destroyQp();
         c.close();
         assertEquals(0, cm.idCount());
@@ -224,7 +224,7 @@ class RdmaCmInjectTest {
         inj.send(new CmDrep().localCommId(0x10).remoteCommId(0x7777).encode(8L), s);
         inj.send(new CmMra().localCommId(0x10).remoteCommId(0x7777).messageMraed(CmMra.MSG_REP).serviceTimeout(20)
                 .encode(9L), s);
-        awaitCounter("dropped_unknown_conn", 5);
+        awaitCounter(CmCounter.DROPPED_UNKNOWN_CONN, 5);
         assertNull(inj.next(200), "REP, RTU, REJ, DREP, MRA for unknown connections get no answer");
         // cm_dreq_handler -> cm_issue_drep
         inj.send(new CmDreq().localCommId(0x10).remoteCommId(0x7777).remoteQpn(0x42).encode(0xabcdL), s);
@@ -233,7 +233,7 @@ class RdmaCmInjectTest {
         assertEquals(0xabcdL, m.tid());
         assertEquals(0x7777, drep.localCommId());
         assertEquals(0x10, drep.remoteCommId());
-        assertEquals(1, counter("dreq_unknown_conn"));
+        assertEquals(1, counter(CmCounter.DREQ_UNKNOWN_CONN));
         assertEquals(0, cm.idCount());
         assertEquals(0, cm.connTableSize());
     }
@@ -257,14 +257,14 @@ class RdmaCmInjectTest {
         assertEquals(RdmaCmService.MRA_SERVICE_TIMEOUT, mra.serviceTimeout());
         assertEquals(0x2222, mra.remoteCommId());
         assertEquals(0x77L, m.tid());
-        assertEquals(1, counter("dup_req"));
-        awaitCounter("mra_sent", 1); // counted once the send returned, which can be after the MRA arrived
-        assertEquals(1, counter("mra_sent"));
+        assertEquals(1, counter(CmCounter.DUP_REQ));
+        awaitCounter(CmCounter.MRA_SENT, 1); // counted once the send returned, which can be after the MRA arrived
+        assertEquals(1, counter(CmCounter.MRA_SENT));
         assertNull(events.poll(300, TimeUnit.MILLISECONDS), "no second CONNECT_REQUEST");
         // the consumer says no at last
         conn[0].reject(new byte[0]);
         CmRej rej = CmRej.decode(inj.expect(CmAttr.REJ));
-        assertEquals(CmRejReason.CONSUMER_DEFINED.code(), rej.reason());
+        assertEquals(IbCmRejReason.CONSUMER_DEFINED.code(), rej.reason());
         assertEquals(mra.localCommId(), rej.localCommId());
         conn[0].close();
         l.close();
@@ -306,9 +306,9 @@ class RdmaCmInjectTest {
         // the old REQ arrives late
         inj.send(inj.req(0x3333, 0x98, GUID, 5002, server, 7202, new byte[0]).encode(0x77L), server);
         CmRej rej = CmRej.decode(inj.expect(CmAttr.REJ));
-        assertEquals(CmRejReason.STALE_CONN.code(), rej.reason());
+        assertEquals(IbCmRejReason.STALE_CONN.code(), rej.reason());
         assertEquals(0x3333, rej.remoteCommId());
-        assertEquals(1, counter("dup_req"));
+        assertEquals(1, counter(CmCounter.DUP_REQ));
         next(RdmaCmEventType.TIMEWAIT_EXIT);
         conn[0].destroyQp();
         conn[0].close();
@@ -326,14 +326,14 @@ class RdmaCmInjectTest {
         // a new REQ (new comm ID) from the same QP of the same CA: the peer lost the connection
         inj.send(inj.req(0x4445, 0x97, GUID, 5003, server, 7203, new byte[0]).encode(0x78L), server);
         CmRej rej = CmRej.decode(inj.expect(CmAttr.REJ));
-        assertEquals(CmRejReason.STALE_CONN.code(), rej.reason());
+        assertEquals(IbCmRejReason.STALE_CONN.code(), rej.reason());
         assertEquals(0x4445, rej.remoteCommId());
         assertEquals(0, rej.localCommId());
         // and the live connection is torn down (cm_match_req sends it a DREQ)
         CmDreq dreq = CmDreq.decode(inj.expect(CmAttr.DREQ));
         assertEquals(rep.localCommId(), dreq.localCommId());
         assertEquals(0x4444, dreq.remoteCommId());
-        assertEquals(1, counter("rej_stale_conn"));
+        assertEquals(1, counter(CmCounter.REJ_STALE_CONN));
         assertEquals(ids, cm.idCount(), "no id for the stale REQ");
         inj.send(new CmDrep().localCommId(0x4444).remoteCommId(rep.localCommId()).encode(0x6L), server);
         next(RdmaCmEventType.DISCONNECTED);
@@ -351,13 +351,13 @@ class RdmaCmInjectTest {
         m.u8(CmReqOffsets.PRIVATE_DATA, 1); // cma_version 1
         inj.send(m, server);
         CmRej rej = CmRej.decode(inj.expect(CmAttr.REJ));
-        assertEquals(CmRejReason.CONSUMER_DEFINED.code(), rej.reason());
+        assertEquals(IbCmRejReason.CONSUMER_DEFINED.code(), rej.reason());
         assertEquals(0x5555, rej.remoteCommId());
         Mad v5 = inj.req(0x5556, 0x95, GUID, 5004, server, 7204, new byte[0]).encode(0x7aL);
         v5.u8(CmReqOffsets.PRIVATE_DATA + 1, 5 << 4); // IP version 5
         inj.send(v5, server);
-        assertEquals(CmRejReason.CONSUMER_DEFINED.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
-        assertEquals(2, counter("rej_bad_cma_header"));
+        assertEquals(IbCmRejReason.CONSUMER_DEFINED.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
+        assertEquals(2, counter(CmCounter.REJ_BAD_CMA_HEADER));
         assertNull(events.poll(200, TimeUnit.MILLISECONDS), "no CONNECT_REQUEST");
         assertEquals(1, cm.idCount()); // the listener
         assertEquals(0, cm.connTableSize());
@@ -384,19 +384,19 @@ class RdmaCmInjectTest {
         qp(c);
         assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
                 () -> c.connect(new RdmaConnParam().privateData(new byte[57]))).errno());
-        assertEquals(0, counter("req_sent"));
+        assertEquals(0, counter(CmCounter.REQ_SENT));
         // accept: 196 at most; reject: 148 at most
         inj.send(inj.req(0x6666, 0x94, GUID, 5005, server, 7205, new byte[0]).encode(0x7bL), server);
         next(RdmaCmEventType.CONNECT_REQUEST);
         assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
                 () -> conn[0].accept(new RdmaConnParam().privateData(new byte[197]))).errno());
         assertEquals(Errno.EINVAL, assertThrows(VerbsException.class, () -> conn[0].reject(new byte[149])).errno());
-        assertEquals(0, counter("rep_sent"));
-        assertEquals(0, counter("rej_sent"));
+        assertEquals(0, counter(CmCounter.REP_SENT));
+        assertEquals(0, counter(CmCounter.REJ_SENT));
         assertNull(inj.next(200), "nothing sent");
         // the id is still waiting for an answer: the limits themselves work
         conn[0].reject(new byte[148]);
-        assertEquals(CmRejReason.CONSUMER_DEFINED.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
+        assertEquals(IbCmRejReason.CONSUMER_DEFINED.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
         conn[0].destroyQp();
         conn[0].close();
         c.connect(new RdmaConnParam().privateData(new byte[56]));
@@ -408,14 +408,14 @@ class RdmaCmInjectTest {
         l.close();
         assertEquals(0, cm.idCount());
         awaitNoConnections();
-        Map<String, Long> k = cm.counters();
-        assertEquals(0, k.getOrDefault("dropped_error", 0L), k.toString());
+        Map<CmCounter, Long> k = cm.counters();
+        assertEquals(0, k.getOrDefault(CmCounter.DROPPED_ERROR, 0L), k.toString());
     }
 
     @Test
     void mraForOurReqExtendsItsTimer() throws Exception {
-        cm.madTimeoutMs = 300;
-        cm.madRetries = 1; // unanswered, the REQ times out after about 600 ms
+        cm.ownIbCm().madTimeoutMs = 300;
+        cm.ownIbCm().madRetries = 1; // unanswered, the REQ times out after about 600 ms
         RdmaCmId c = clientToInjector(7206);
         c.connect(new RdmaConnParam());
         Mad m = inj.expect(CmAttr.REQ);
@@ -424,10 +424,10 @@ class RdmaCmInjectTest {
         // service timeout 14: 64 ms + the packet life time (2^19 * 4.096 us, 2 s) before the next resend
         inj.send(new CmMra().localCommId(0x7777).remoteCommId(req.localCommId()).messageMraed(CmMra.MSG_REQ)
                 .serviceTimeout(14).encode(m.tid()), client);
-        awaitCounter("mra_rcvd", 1);
+        awaitCounter(CmCounter.MRA_RCVD, 1);
         inj.send(new CmMra().localCommId(0x7777).remoteCommId(req.localCommId()).messageMraed(CmMra.MSG_REQ)
                 .serviceTimeout(14).encode(m.tid()), client);
-        awaitCounter("dup_mra", 1);
+        awaitCounter(CmCounter.DUP_MRA, 1);
         assertNull(events.poll(1200, TimeUnit.MILLISECONDS), "still waiting for the REP after twice the MAD timeout");
         inj.send(new CmRep().localCommId(0x7777).remoteCommId(req.localCommId()).localQpn(0x93).startingPsn(1)
                 .responderResources(1).initiatorDepth(1).rnrRetryCount(7).localCaGuid(GUID).encode(m.tid()), client);
@@ -442,13 +442,13 @@ class RdmaCmInjectTest {
 
     @Test
     void withoutMraTheReqTimesOut() throws Exception {
-        cm.madTimeoutMs = 200;
-        cm.madRetries = 1;
+        cm.ownIbCm().madTimeoutMs = 200;
+        cm.ownIbCm().madRetries = 1;
         RdmaCmId c = clientToInjector(7207);
         c.connect(new RdmaConnParam());
         RdmaCmEvent e = next(RdmaCmEventType.UNREACHABLE);
         assertEquals(-Errno.ETIMEDOUT.value(), e.status());
-        assertEquals(CmRejReason.TIMEOUT.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
+        assertEquals(IbCmRejReason.TIMEOUT.code(), CmRej.decode(inj.expect(CmAttr.REJ)).reason());
         c.destroyQp();
         c.close();
         assertEquals(0, cm.idCount());
@@ -457,15 +457,15 @@ class RdmaCmInjectTest {
 
     @Test
     void mraForOurRepExtendsItsTimer() throws Exception {
-        cm.madTimeoutMs = 300;
-        cm.madRetries = 1;
+        cm.ownIbCm().madTimeoutMs = 300;
+        cm.ownIbCm().madRetries = 1;
         RdmaCmId l = acceptingListener(7208);
         inj.send(inj.req(0x8888, 0x92, GUID, 5008, server, 7208, new byte[0]).encode(0x7cL), server);
         RdmaCmEvent req = next(RdmaCmEventType.CONNECT_REQUEST);
         CmRep rep = CmRep.decode(inj.expect(CmAttr.REP));
         inj.send(new CmMra().localCommId(0x8888).remoteCommId(rep.localCommId()).messageMraed(CmMra.MSG_REP)
                 .serviceTimeout(14).encode(0x7cL), server);
-        awaitCounter("mra_rcvd", 1);
+        awaitCounter(CmCounter.MRA_RCVD, 1);
         assertNull(events.poll(1200, TimeUnit.MILLISECONDS), "still waiting for the RTU");
         inj.send(new CmRtu().localCommId(0x8888).remoteCommId(rep.localCommId()).encode(0x7cL), server);
         next(RdmaCmEventType.ESTABLISHED);

@@ -1,5 +1,6 @@
 package org.jrdma.ib.cm.wire;
 
+import org.jrdma.ib.cm.ib.IbCmRejReason;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -230,7 +231,7 @@ class CmRoundTripTest {
     @Test
     void rejBytes() {
         Mad m = new CmRej().localCommId(0x31323334).remoteCommId(0x41424344).messageRejected(CmMra.MSG_REP)
-                .rejectedInfoLength(72).reason(CmRejReason.INVALID_RNR_RETRY).ari(pattern(72, 9))
+                .rejectedInfoLength(72).reason(IbCmRejReason.INVALID_RNR_RETRY).ari(pattern(72, 9))
                 .privateData(pattern(148, 10)).encode(TID);
         assertHeader(m, CmAttr.REJ);
         assertEquals(0x40, m.u8(D + 8));
@@ -244,7 +245,7 @@ class CmRoundTripTest {
         assertEquals(1, r.messageRejected());
         assertEquals(72, r.rejectedInfoLength());
         assertEquals(29, r.reason());
-        assertEquals(CmRejReason.INVALID_RNR_RETRY, CmRejReason.fromCode(r.reason()));
+        assertEquals(IbCmRejReason.INVALID_RNR_RETRY, IbCmRejReason.fromCode(r.reason()));
         assertArrayEquals(m.bytes(), r.encode(TID).bytes());
         // an unknown reason is kept
         m.u16(D + 10, 0x1234);
@@ -398,20 +399,20 @@ class CmRoundTripTest {
 
     @Test
     void rejReasons() {
-        assertEquals(34, CmRejReason.values().length);
-        assertEquals(1, CmRejReason.NO_QP.code());
-        assertEquals(CmRejReason.CONSUMER_DEFINED, CmRejReason.fromCode(28));
-        assertEquals(CmRejReason.INVALID_RNR_RETRY, CmRejReason.fromCode(29));
-        assertEquals(CmRejReason.DUPLICATE_LOCAL_COMM_ID, CmRejReason.fromCode(30));
-        assertEquals(CmRejReason.INVALID_CLASS_VERSION, CmRejReason.fromCode(31));
-        assertEquals(CmRejReason.INVALID_ALT_FLOW_LABEL, CmRejReason.fromCode(33));
-        assertEquals(CmRejReason.VENDOR_OPTION_NOT_SUPPORTED, CmRejReason.fromCode(35));
-        assertNull(CmRejReason.find(34));
-        assertThrows(IllegalArgumentException.class, () -> CmRejReason.fromCode(0));
-        assertThrows(IllegalArgumentException.class, () -> CmRejReason.fromCode(34));
-        assertThrows(IllegalArgumentException.class, () -> CmRejReason.fromCode(36));
-        for (CmRejReason r : CmRejReason.values()) {
-            assertEquals(r, CmRejReason.fromCode(r.code()));
+        assertEquals(34, IbCmRejReason.values().length);
+        assertEquals(1, IbCmRejReason.NO_QP.code());
+        assertEquals(IbCmRejReason.CONSUMER_DEFINED, IbCmRejReason.fromCode(28));
+        assertEquals(IbCmRejReason.INVALID_RNR_RETRY, IbCmRejReason.fromCode(29));
+        assertEquals(IbCmRejReason.DUPLICATE_LOCAL_COMM_ID, IbCmRejReason.fromCode(30));
+        assertEquals(IbCmRejReason.INVALID_CLASS_VERSION, IbCmRejReason.fromCode(31));
+        assertEquals(IbCmRejReason.INVALID_ALT_FLOW_LABEL, IbCmRejReason.fromCode(33));
+        assertEquals(IbCmRejReason.VENDOR_OPTION_NOT_SUPPORTED, IbCmRejReason.fromCode(35));
+        assertNull(IbCmRejReason.find(34));
+        assertThrows(IllegalArgumentException.class, () -> IbCmRejReason.fromCode(0));
+        assertThrows(IllegalArgumentException.class, () -> IbCmRejReason.fromCode(34));
+        assertThrows(IllegalArgumentException.class, () -> IbCmRejReason.fromCode(36));
+        for (IbCmRejReason r : IbCmRejReason.values()) {
+            assertEquals(r, IbCmRejReason.fromCode(r.code()));
         }
     }
 

@@ -1,7 +1,7 @@
-package org.jrdma.ib.cm.wire;
+package org.jrdma.ib.cm.ib;
 
 /** {@code enum ib_cm_rej_reason} of Linux 6.1 {@code ib_cm.h}, with the codes of IBTA table 109. */
-public enum CmRejReason {
+public enum IbCmRejReason {
     NO_QP(1),
     NO_EEC(2),
     NO_RESOURCES(3),
@@ -37,17 +37,17 @@ public enum CmRejReason {
     INVALID_ALT_FLOW_LABEL(33),
     VENDOR_OPTION_NOT_SUPPORTED(35);
 
-    private static final CmRejReason[] BY_CODE = new CmRejReason[36];
+    private static final IbCmRejReason[] BY_CODE = new IbCmRejReason[36];
 
     static {
-        for (CmRejReason r : values()) {
+        for (IbCmRejReason r : values()) {
             BY_CODE[r.code] = r;
         }
     }
 
     private final int code;
 
-    CmRejReason(int code) {
+    IbCmRejReason(int code) {
         this.code = code;
     }
 
@@ -56,8 +56,8 @@ public enum CmRejReason {
     }
 
     /** The reason of {@code code}; IllegalArgumentException for a code Linux does not define (0, 34, 36...). */
-    public static CmRejReason fromCode(int code) {
-        CmRejReason r = find(code);
+    public static IbCmRejReason fromCode(int code) {
+        IbCmRejReason r = find(code);
         if (r == null) {
             throw new IllegalArgumentException("unknown CM reject reason " + code);
         }
@@ -65,7 +65,7 @@ public enum CmRejReason {
     }
 
     /** The reason of {@code code}, or null when Linux defines none. */
-    public static CmRejReason find(int code) {
+    public static IbCmRejReason find(int code) {
         return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
     }
 }
