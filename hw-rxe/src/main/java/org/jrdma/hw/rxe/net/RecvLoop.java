@@ -102,7 +102,7 @@ final class RecvLoop implements Runnable {
     /** Only this thread touches it. */
     private Source[] sources = new Source[0];
     /** ACKs held back while a datagram is handled (this thread only; arrays, so holding allocates nothing). */
-    private final HeldPackets<NettyWire.Sender> held = new HeldPackets<>(ACK_BATCH);
+    private final HeldPackets<ChannelTx> held = new HeldPackets<>(ACK_BATCH);
     private ByteBuf spare;
     /** GRO: the buffer reads go into, from {@link #groOff} on (this thread only). */
     private ByteBuf groBuf;
@@ -166,7 +166,7 @@ final class RecvLoop implements Runnable {
     }
 
     /** Holds an ACK back until the datagram in hand is handled (called on this thread only). */
-    void hold(NettyWire.Sender tx, ByteBuf packet, InetAddress to) {
+    void hold(ChannelTx tx, ByteBuf packet, InetAddress to) {
         held.add(tx, packet, to);
     }
 
@@ -174,7 +174,7 @@ final class RecvLoop implements Runnable {
      * The ACKs held now (this thread only): with {@code acksWithPass} the wire takes them into the sendmmsg of a pass
      * that sends something while a datagram is handled, after the pass's packets ({@code NettyWire.uncork}).
      */
-    HeldPackets<NettyWire.Sender> held() {
+    HeldPackets<ChannelTx> held() {
         return held;
     }
 
@@ -280,7 +280,7 @@ final class RecvLoop implements Runnable {
             if (s.socket().isInputShutdown() || !s.socket().isOpen()) {
                 return false;
             }
-            wire.sendErrors.incrementAndGet();
+            wire.counters.inc(RxeNetCounter.SEND_ERRORS);
             LOG.log(System.Logger.Level.DEBUG, () -> "rxe: recvfrom on " + s.local() + ": " + e);
             return false;
         }
@@ -297,7 +297,7 @@ final class RecvLoop implements Runnable {
         } else {
             b.writerIndex(n);
         }
-        wire.received.incrementAndGet();
+        wire.counters.inc(RxeNetCounter.RECEIVED);
         s.rx().rcv(b, from.getAddress(), s.local(), from.getPort());
         return true;
     }
@@ -328,7 +328,7 @@ final class RecvLoop implements Runnable {
                 bounce = PacketPool.ALLOC.directBuffer(GRO_CHUNK, GRO_CHUNK);
             }
             groBuf = bounce; // its packets are copied out: free again as soon as they are handed over
-            wire.groBounced.incrementAndGet();
+            wire.counters.inc(RxeNetCounter.GRO_BOUNCED);
         }
     }
 
@@ -358,7 +358,7 @@ final class RecvLoop implements Runnable {
             if (s.socket().isInputShutdown() || !s.socket().isOpen()) {
                 return 0;
             }
-            wire.sendErrors.incrementAndGet();
+            wire.counters.inc(RxeNetCounter.SEND_ERRORS);
             LOG.log(System.Logger.Level.DEBUG, () -> "rxe: recvmsg on " + s.local() + ": " + e);
             return 0;
         }
@@ -367,7 +367,7 @@ final class RecvLoop implements Runnable {
         if (seg <= 0 || seg >= n) {
             seg = n;
         } else {
-            wire.groReads.incrementAndGet();
+            wire.counters.inc(RxeNetCounter.GRO_READS);
         }
         int base = groOff;
         if (n > SMALL || seg < n) {
@@ -383,7 +383,7 @@ final class RecvLoop implements Runnable {
             } else {
                 b = groBuf.retainedSlice(base + o, len);
             }
-            wire.received.incrementAndGet();
+            wire.counters.inc(RxeNetCounter.RECEIVED);
             s.rx().rcv(b, from, s.local(), port);
             count++;
         }
