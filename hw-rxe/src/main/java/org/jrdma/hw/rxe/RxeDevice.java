@@ -1,6 +1,5 @@
 package org.jrdma.hw.rxe;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -47,8 +46,8 @@ public final class RxeDevice extends RvtDevice {
     public interface IcrcCheck {
         boolean ok(Icrc icrc, RxePacket pkt, InetAddress src, InetAddress dst, int srcPort);
 
-        IcrcCheck EXACT = (icrc, pkt, src, dst, srcPort) -> pkt.icrc() == compute(icrc, pkt.buf(), pkt.bthOffset(),
-                pkt.length(), src, dst, srcPort);
+        IcrcCheck EXACT = (icrc, pkt, src, dst, srcPort) -> pkt.icrc() == RxeXmit.icrc(icrc, pkt.buf(),
+                pkt.bthOffset(), pkt.length(), src, dst, srcPort);
         IcrcCheck NONE = (icrc, pkt, src, dst, srcPort) -> true;
     }
 
@@ -79,7 +78,10 @@ public final class RxeDevice extends RvtDevice {
      * the transport's receive thread and posting threads may each run a different QP of this device at once
      * (see {@link #kick}); a QP itself is only ever run by the holder of its {@code exec} lock.
      */
-    private record Roles(RxeRequester requester, RxeResponder responder, RxeCompleter completer, Icrc txIcrc) {
+    private record Roles(RxeRequester requester, RxeResponder responder, RxeCompleter completer) {
+        Roles(RxeDevice dev, RxeXmit xmit) {
+            this(new RxeRequester(dev, xmit), new RxeResponder(dev, xmit), new RxeCompleter(dev));
+        }
     }
 
     private final ThreadLocal<Roles> roles;
@@ -105,8 +107,7 @@ public final class RxeDevice extends RvtDevice {
         this.addrs = addresses.toArray(new InetAddress[0]);
         this.activeMtu = Mtu.fitting(Math.max(netdevMtu - RxeParams.MAX_HDR_LENGTH, 256));
         this.nodeGuid = eui64(mac);
-        this.roles = ThreadLocal.withInitial(
-                () -> new Roles(new RxeRequester(this), new RxeResponder(this), new RxeCompleter(this), new Icrc()));
+        this.roles = ThreadLocal.withInitial(() -> new Roles(this, new RxeXmit(this)));
         // a Netty FastThreadLocalThread: Netty 4.2 gives packet pool caches (and recycled buffer objects)
         // only to those unless told otherwise
         this.engine = new RvtEngine("rxe-engine-" + Long.toHexString(nodeGuid),
@@ -185,6 +186,11 @@ public final class RxeDevice extends RvtDevice {
         if (h != null) {
             h.dispatchPortEvent(linkUp ? org.jrdma.ib.core.EventType.PORT_ACTIVE : org.jrdma.ib.core.EventType.PORT_ERR, 1);
         }
+    }
+
+    /** Whether the port is up ({@link #linkState}); packets sent while it is down count as send_err. */
+    boolean isUp() {
+        return up;
     }
 
     public List<InetAddress> addresses() {
@@ -409,81 +415,7 @@ public final class RxeDevice extends RvtDevice {
         }
     }
 
-    // ---------------------------------------------------------------- transmit
-
-    /**
-     * A packet buffer with room for headers, payload, pad and ICRC; writerIndex at the end. Direct: the epoll
-     * transport writes direct buffers as they are (a heap buffer is copied into a new direct one per packet).
-     */
-    ByteBuf allocPacket(RxeOpcode op, int payload) {
-        return allocZeroedFrom(org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload), op.length() + payload);
-    }
-
-    /**
-     * The head of a gathered packet ({@link RxeGather}): room for the headers, then the pad (zeroed) and the ICRC;
-     * writerIndex at the end. The payload is not in it.
-     */
-    ByteBuf allocHead(RxeOpcode op, int payload) {
-        return allocZeroedFrom(org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload) - payload, op.length());
-    }
-
-    /** {@code len} direct bytes, writerIndex at the end, zeroed from {@code from} on (pad and ICRC). */
-    private ByteBuf allocZeroedFrom(int len, int from) {
-        ByteBuf b = PacketPool.buffer(len);
-        b.writerIndex(len);
-        b.setZero(from, len - from);
-        return b;
-    }
-
-    /** Computes the ICRC and hands the packet to the wire ({@code rxe_xmit_packet}). */
-    void xmit(InetAddress src, InetAddress dst, int srcPort, ByteBuf b) {
-        srcPort = wire.udpSourcePort(srcPort);
-        int len = b.writerIndex();
-        Icrc.store(b, 0, len, compute(roles.get().txIcrc(), b, 0, len, src, dst, srcPort));
-        if (leaving(b)) {
-            wire.send(this, src, dst, srcPort, b);
-        }
-    }
-
-    /**
-     * {@link #xmit} of a gathered packet ({@link RxeGather}): {@code head} holds the headers ({@code hdrLen} bytes),
-     * then room for pad and ICRC; the payload stays in the memory region until the wire sends it.
-     */
-    void xmitGathered(InetAddress src, InetAddress dst, int srcPort, ByteBuf head, int hdrLen, RxeGather g) {
-        srcPort = wire.udpSourcePort(srcPort);
-        int headLen = head.writerIndex();
-        Icrc ic = roles.get().txIcrc();
-        int len = headLen + g.length;
-        int icrc = src instanceof Inet4Address && dst instanceof Inet4Address
-                ? ic.ipv4(v4(src), v4(dst), 0, Icrc.IPV4_DF, srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
-                        head, 0, hdrLen, g.buffer, g.index, g.length, len)
-                : ic.ipv6(Gid.of(src).raw(), Gid.of(dst).raw(), srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
-                        head, 0, hdrLen, g.buffer, g.index, g.length, len);
-        Icrc.store(head, 0, headLen, icrc);
-        if (leaving(head)) {
-            wire.sendGathered(this, src, dst, srcPort, head, hdrLen, g.buffer, g.index, g.length);
-        }
-    }
-
-    /** Counts a packet about to leave; false, the packet released and counted as send_err, while the port is down. */
-    private boolean leaving(ByteBuf b) {
-        counters.inc(RxeCounter.SENT_PKTS);
-        if (!up) {
-            b.release();
-            counters.inc(RxeCounter.SEND_ERR);
-            return false;
-        }
-        return true;
-    }
-
-    static int compute(Icrc icrc, ByteBuf b, int off, int len, InetAddress src, InetAddress dst, int srcPort) {
-        if (src instanceof Inet4Address && dst instanceof Inet4Address) {
-            return icrc.ipv4(v4(src), v4(dst), 0, Icrc.IPV4_DF, srcPort,
-                    org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, b, off, len);
-        }
-        return icrc.ipv6(Gid.of(src).raw(), Gid.of(dst).raw(), srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
-                b, off, len);
-    }
+    // ---------------------------------------------------------------- transmit: RxeXmit
 
     /**
      * An IPv4 address as an int, without the array {@code getAddress()} copies out per call (twice a packet on

@@ -39,8 +39,12 @@ final class RxeRequester {
     private final Segments local = new Segments(33);
     private final RxeGather gatherer = new RxeGather();
 
-    RxeRequester(RxeDevice dev) {
+    /** What this role sends goes out through {@code xmit} (this thread's transmit step). */
+    private final RxeXmit xmit;
+
+    RxeRequester(RxeDevice dev, RxeXmit xmit) {
         this.dev = dev;
+        this.xmit = xmit;
     }
 
     /** One pass; true if anything was sent or changed. */
@@ -284,7 +288,7 @@ final class RxeRequester {
         // a large payload in one direct segment stays in the region: the wire gathers it (RxeGather)
         boolean gather = payload >= RxeGather.MIN_PAYLOAD && RxeGather.ENABLED && !w.isInline() && dev.wire.gathers()
                 && gatherer.find(local, w.offset, payload);
-        ByteBuf b = gather ? dev.allocHead(opc, payload) : dev.allocPacket(opc, payload);
+        ByteBuf b = gather ? xmit.head(opc, payload) : xmit.packet(opc, payload);
         boolean se = last && (w.sendFlags() & SendFlags.SOLICITED) != 0 && opc.is(RxeMask.COMP);
         Bth.encode(b, 0, opc.value(), se, false, org.jrdma.hw.rxe.wire.RxeWire.padFor(payload), 0xffff, dqpn,
                 ackReq, psn);
@@ -342,12 +346,12 @@ final class RxeRequester {
         dev.counters.inc(RxeCounter.RDMA_SENDS);
         if (gather) {
             try {
-                dev.xmitGathered(src, dst, qp.srcPort, b, opc.length(), gatherer);
+                xmit.sendGathered(src, dst, qp.srcPort, b, opc.length(), gatherer);
             } finally {
                 gatherer.clear();
             }
         } else {
-            dev.xmit(src, dst, qp.srcPort, b);
+            xmit.send(src, dst, qp.srcPort, b);
         }
     }
 }

@@ -45,8 +45,12 @@ final class RxeResponder {
     /** Scratch for a UD receive's GRH. */
     private final ByteBuf grh = io.netty.buffer.Unpooled.buffer(RxeParams.GRH_BYTES, RxeParams.GRH_BYTES);
 
-    RxeResponder(RxeDevice dev) {
+    /** What this role sends goes out through {@code xmit} (this thread's transmit step). */
+    private final RxeXmit xmit;
+
+    RxeResponder(RxeDevice dev, RxeXmit xmit) {
         this.dev = dev;
+        this.xmit = xmit;
     }
 
     boolean run(RxeQp qp) {
@@ -487,19 +491,19 @@ final class RxeResponder {
 
     private void sendAck(RxeQp qp, int syndrome, int psn) {
         RxeOpcode op = RxeOpcode.RC_ACKNOWLEDGE;
-        ByteBuf b = dev.allocPacket(op, 0);
+        ByteBuf b = xmit.packet(op, 0);
         Bth.encode(b, 0, op.value(), false, false, 0, 0xffff, qp.destQpn(), false, psn);
         Aeth.encode(b, op.aethOffset(), syndrome, qp.respMsn);
-        dev.xmit(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
+        xmit.send(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
     }
 
     private void sendAtomicAck(RxeQp qp, int psn, long orig) {
         RxeOpcode op = RxeOpcode.RC_ATOMIC_ACKNOWLEDGE;
-        ByteBuf b = dev.allocPacket(op, 0);
+        ByteBuf b = xmit.packet(op, 0);
         Bth.encode(b, 0, op.value(), false, false, 0, 0xffff, qp.destQpn(), false, psn);
         Aeth.encode(b, op.aethOffset(), Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), qp.respMsn);
         AtomicAckEth.encode(b, op.atmackOffset(), orig);
-        dev.xmit(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
+        xmit.send(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
     }
 
     private int readPackets(RxeQp qp, long len) {
@@ -520,7 +524,7 @@ final class RxeResponder {
             boolean end = i == pkts - 1;
             RxeOpcode op = start ? (end ? RxeOpcode.RC_RDMA_READ_RESPONSE_ONLY : RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST)
                     : end ? RxeOpcode.RC_RDMA_READ_RESPONSE_LAST : RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE;
-            ByteBuf b = dev.allocPacket(op, payload);
+            ByteBuf b = xmit.packet(op, payload);
             Bth.encode(b, 0, op.value(), false, false, org.jrdma.hw.rxe.wire.RxeWire.padFor(payload), 0xffff,
                     qp.destQpn(), false, psnAdd(psn, i));
             if (op.is(RxeMask.AETH)) {
@@ -529,7 +533,7 @@ final class RxeResponder {
             if (payload > 0) {
                 RxeCopy.toPacket(src, (long) i * mtu, b, op.length(), payload);
             }
-            dev.xmit(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
+            xmit.send(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
         }
     }
 }

@@ -56,7 +56,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * is written unflushed and flushed once at the end of the read batch.
  *
  * <p><b>Source port.</b> Linux rxe sends from a per-QP flow port (0xC000..0xFFFF) to 4791. This wire sends
- * every packet from the channel bound on 4791 instead ({@link #udpSourcePort} returns 4791, so the device
+ * every packet from the channel bound on 4791 instead ({@link #sourcePort} returns 4791, so the device
  * computes the ICRC over the port really on the wire). Linux accepts that: {@code rxe_udp_encap_recv} is
  * registered on the destination port and never looks at the source port, and the ICRC is computed over the
  * UDP header as received. What is lost is ECMP/RSS spreading by flow port, which does not matter here.
@@ -302,8 +302,9 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
     }
 
+    /** Every packet leaves from the channel bound on the RoCE port (see the class javadoc). */
     @Override
-    public int udpSourcePort(int requested) {
+    public int sourcePort() {
         return port;
     }
 
