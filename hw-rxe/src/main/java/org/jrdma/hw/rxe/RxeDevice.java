@@ -52,13 +52,19 @@ public final class RxeDevice extends RvtDevice {
     }
 
     static DeviceAttr defaultAttr(long guid) {
-        return new DeviceAttr().fwVer("0.1.0").sysImageGuid(guid).maxMrSize(Integer.MAX_VALUE)
-                .pageSizeCap(0xfffff000L).vendorId(0xffffff).vendorPartId(0).hwVer(0).maxQp(0x10000)
-                .maxQpWr(0x4000).maxSendSge(32).maxRecvSge(32).maxSgeRd(32).maxCq(16384).maxCqe(32767)
-                .maxMr(0x10000).maxPd(0x7ffc).maxQpRdAtom(128).maxResRdAtom(0x3f000).maxQpInitRdAtom(128)
-                .atomicCap(AtomicCap.HCA).maxMw(0x8000).maxMcastGrp(8192).maxMcastQpAttach(56)
-                .maxTotalMcastQpAttach(0x70000).maxAh(0x8000).maxSrq(960).maxSrqWr(0x4000).maxSrqSge(27)
-                .maxFastRegPageListLen(512).maxPkeys(64).localCaAckDelay(15).maxInlineData(400).numCompVectors(1);
+        return new DeviceAttr().fwVer("0.1.0").sysImageGuid(guid).maxMrSize(RxeParams.MAX_MR_SIZE)
+                .pageSizeCap(RxeParams.PAGE_SIZE_CAP).vendorId(RxeParams.VENDOR_ID).vendorPartId(0).hwVer(0)
+                .maxQp(RxeParams.MAX_QP).maxQpWr(RxeParams.MAX_QP_WR).maxSendSge(RxeParams.MAX_SGE)
+                .maxRecvSge(RxeParams.MAX_SGE).maxSgeRd(RxeParams.MAX_SGE_RD).maxCq(RxeParams.MAX_CQ)
+                .maxCqe((1 << RxeParams.MAX_LOG_CQE) - 1).maxMr(RxeParams.MAX_MR).maxPd(RxeParams.MAX_PD)
+                .maxQpRdAtom(RxeParams.MAX_QP_RD_ATOM).maxResRdAtom(RxeParams.MAX_RES_RD_ATOM)
+                .maxQpInitRdAtom(RxeParams.MAX_QP_INIT_RD_ATOM).atomicCap(AtomicCap.HCA).maxMw(RxeParams.MAX_MW)
+                .maxMcastGrp(RxeParams.MAX_MCAST_GRP).maxMcastQpAttach(RxeParams.MAX_MCAST_QP_ATTACH)
+                .maxTotalMcastQpAttach(RxeParams.MAX_TOT_MCAST_QP_ATTACH).maxAh(RxeParams.MAX_AH)
+                .maxSrq(RxeParams.MAX_SRQ).maxSrqWr(RxeParams.MAX_SRQ_WR).maxSrqSge(RxeParams.MAX_SRQ_SGE)
+                .maxFastRegPageListLen(RxeParams.MAX_FMR_PAGE_LIST_LEN).maxPkeys(RxeParams.MAX_PKEYS)
+                .localCaAckDelay(RxeParams.LOCAL_CA_ACK_DELAY).maxInlineData(RxeParams.MAX_INLINE_DATA)
+                .numCompVectors(1);
     }
 
     final String namePattern;
@@ -219,8 +225,10 @@ public final class RxeDevice extends RvtDevice {
     public PortAttr queryPort(int port) {
         return new PortAttr().state(up ? PortState.ACTIVE : PortState.DOWN)
                 .physState(up ? PhysState.LINK_UP : PhysState.DISABLED).maxMtu(Mtu.MTU_4096).activeMtu(activeMtu)
-                .gidTblLen(gids.size()).pkeyTblLen(1).lid(0).smLid(0).lmc(0).maxMsgSz(0x800000L).maxVlNum(1)
-                .activeWidth(1).activeSpeed(1).linkLayer(LinkLayer.ETHERNET).portCapFlags(0x04010000)
+                .gidTblLen(gids.size()).pkeyTblLen(RxeParams.PORT_PKEY_TBL_LEN).lid(0).smLid(0).lmc(0)
+                .maxMsgSz(RxeParams.PORT_MAX_MSG_SZ).maxVlNum(RxeParams.PORT_MAX_VL_NUM)
+                .activeWidth(RxeParams.PORT_ACTIVE_WIDTH).activeSpeed(RxeParams.PORT_ACTIVE_SPEED)
+                .linkLayer(LinkLayer.ETHERNET).portCapFlags(RxeParams.PORT_PORT_CAP_FLAGS)
                 .badPkeyCntr(badPkeyCntr.get()).qkeyViolCntr(qkeyViolCntr.get());
     }
 

@@ -82,7 +82,6 @@ final class RxeResponder {
 
     private void process(RxeQp qp, RxePacket p) {
         State state = State.CHK_PSN;
-        boolean rc = qp.type == QpType.RC;
         while (true) {
             switch (state) {
                 case CHK_PSN -> state = checkPsn(qp, p);
@@ -92,48 +91,10 @@ final class RxeResponder {
                 case CHK_LENGTH -> state = checkLength(qp, p);
                 case CHK_RKEY -> state = checkRkey(qp, p);
                 case EXECUTE -> state = execute(qp, p);
-                case READ_REPLY -> {
-                    // rxe counts the read in execute(), before replying: its responses carry the new MSN
-                    qp.respMsn = psnAdd(qp.respMsn, 1);
-                    RxeQp.Replay r = qp.replay();
-                    int slot = r.readNext;
-                    r.readNext = (slot + 1) % r.readPsn.length;
-                    r.readPsn[slot] = p.psn();
-                    r.readNpsn[slot] = readPackets(qp, rd.total());
-                    readReply(qp, p.psn(), rd, rd.total(), false);
-                    state = State.CLEANUP;
-                }
-                case ATOMIC_REPLY -> {
-                    long orig;
-                    synchronized (ATOMICS) {
-                        orig = rd.getLong();
-                        if (p.opcode() == RxeOpcode.RC_FETCH_ADD) {
-                            rd.putLong(orig + p.atmethSwapAdd());
-                        } else if (orig == p.atmethComp()) {
-                            rd.putLong(p.atmethSwapAdd());
-                        }
-                    }
-                    RxeQp.Replay r = qp.replay();
-                    int slot = r.atomicNext;
-                    r.atomicNext = (slot + 1) % r.atomicPsn.length;
-                    r.atomicPsn[slot] = p.psn();
-                    r.atomicOrig[slot] = orig;
-                    r.atomicValid[slot] = true;
-                    qp.respMsn = psnAdd(qp.respMsn, 1);
-                    sendAtomicAck(qp, p.psn(), orig);
-                    state = State.CLEANUP;
-                }
+                case READ_REPLY -> state = readReply(qp, p);
+                case ATOMIC_REPLY -> state = atomicReply(qp, p);
                 case COMPLETE -> state = complete(qp, p);
-                case ACKNOWLEDGE -> {
-                    if (rc) {
-                        if (p.ackReq()) {
-                            sendAck(qp, Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), p.psn());
-                        } else {
-                            dev.counters.inc(RxeCounter.ACK_DEFERRED);
-                        }
-                    }
-                    state = State.CLEANUP;
-                }
+                case ACKNOWLEDGE -> state = acknowledge(qp, p);
                 case DUPLICATE_REQUEST -> {
                     duplicate(qp, p);
                     state = State.CLEANUP;
@@ -179,6 +140,58 @@ final class RxeResponder {
                 default -> throw new IllegalStateException(state.name());
             }
         }
+    }
+
+    /**
+     * {@code read_reply}'s first pass: counts the READ (rxe does it in execute(), before replying: its responses
+     * carry the new MSN), keeps it for a duplicate's replay, sends the responses.
+     */
+    private State readReply(RxeQp qp, RxePacket p) {
+        qp.respMsn = psnAdd(qp.respMsn, 1);
+        RxeQp.Replay r = qp.replay();
+        int slot = r.readNext;
+        r.readNext = (slot + 1) % r.readPsn.length;
+        r.readPsn[slot] = p.psn();
+        r.readNpsn[slot] = readPackets(qp, rd.total());
+        sendReadResponses(qp, p.psn(), rd, rd.total(), false);
+        return State.CLEANUP;
+    }
+
+    /**
+     * {@code atomic_reply}: the atomic on the target (one lock for all QPs, so no two atomics interleave), the
+     * original value kept for a duplicate's replay, the atomic ACK.
+     */
+    private State atomicReply(RxeQp qp, RxePacket p) {
+        long orig;
+        synchronized (ATOMICS) {
+            orig = rd.getLong();
+            if (p.opcode() == RxeOpcode.RC_FETCH_ADD) {
+                rd.putLong(orig + p.atmethSwapAdd());
+            } else if (orig == p.atmethComp()) {
+                rd.putLong(p.atmethSwapAdd());
+            }
+        }
+        RxeQp.Replay r = qp.replay();
+        int slot = r.atomicNext;
+        r.atomicNext = (slot + 1) % r.atomicPsn.length;
+        r.atomicPsn[slot] = p.psn();
+        r.atomicOrig[slot] = orig;
+        r.atomicValid[slot] = true;
+        qp.respMsn = psnAdd(qp.respMsn, 1);
+        sendAtomicAck(qp, p.psn(), orig);
+        return State.CLEANUP;
+    }
+
+    /** {@code acknowledge}: RC ACKs a request that asks for it; the others are counted as deferred. */
+    private State acknowledge(RxeQp qp, RxePacket p) {
+        if (qp.type == QpType.RC) {
+            if (p.ackReq()) {
+                sendAck(qp, Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), p.psn());
+            } else {
+                dev.counters.inc(RxeCounter.ACK_DEFERRED);
+            }
+        }
+        return State.CLEANUP;
     }
 
     /** RC: NAK and the QP goes to ERR; UC and UD: the message is dropped. */
@@ -472,7 +485,7 @@ final class RxeResponder {
                     long len = p.rethLen() & 0xffffffffL;
                     if (rd.resolveRemote(dev.keys, qp, p.rethVa(), len, p.rethRkey(),
                             Access.REMOTE_READ) == MemError.NONE) {
-                        readReply(qp, p.psn(), rd, len, p.psn() != r.readPsn[i]);
+                        sendReadResponses(qp, p.psn(), rd, len, p.psn() != r.readPsn[i]);
                     }
                     return;
                 }
@@ -515,7 +528,7 @@ final class RxeResponder {
      * {@code read_reply}: the responses of a read of {@code len} bytes of {@code src}, from {@code psn}; a
      * {@code replay} from inside an earlier READ has no FIRST/ONLY (MIDDLE.. LAST).
      */
-    private void readReply(RxeQp qp, int psn, Segments src, long len, boolean replay) {
+    private void sendReadResponses(RxeQp qp, int psn, Segments src, long len, boolean replay) {
         int mtu = dev.mtu(qp);
         int pkts = readPackets(qp, len);
         for (int i = 0; i < pkts; i++) {
