@@ -111,7 +111,7 @@ public final class RxeDevice extends RvtDevice {
         this.wire = wire;
         this.gids = addresses.stream().map(Gid::of).toList();
         this.addrs = addresses.toArray(new InetAddress[0]);
-        this.activeMtu = Mtu.fitting(Math.max(netdevMtu - RxeParams.MAX_HDR_LENGTH, 256));
+        this.activeMtu = Mtu.fitting(Math.max(netdevMtu - org.jrdma.hw.rxe.wire.RxeWire.MAX_HDR_LENGTH, 256));
         this.nodeGuid = eui64(mac);
         this.roles = ThreadLocal.withInitial(() -> new Roles(this, new RxeXmit(this)));
         // a Netty FastThreadLocalThread: Netty 4.2 gives packet pool caches (and recycled buffer objects)

@@ -54,11 +54,7 @@ final class RxeParams {
     static final int MAX_PKT_PER_ACK = 64;
     /** Responder resources kept for atomic replay. */
     static final int MAX_RD_ATOMIC_RESOURCES = 128;
-    /** {@code RXE_MAX_HDR_LENGTH}: IP + UDP + rxe headers subtracted from the netdev MTU. */
-    static final int MAX_HDR_LENGTH = 80;
     static final int PSN_MASK = 0xffffff;
-    /** Room for the GRH at the start of a UD receive buffer. */
-    static final int GRH_BYTES = 40;
 
     private RxeParams() {
     }

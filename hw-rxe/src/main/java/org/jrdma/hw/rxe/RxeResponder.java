@@ -43,7 +43,7 @@ final class RxeResponder {
     private final Segments rd = new Segments(2);
     private final WorkCompletion wc = new WorkCompletion();
     /** Scratch for a UD receive's GRH. */
-    private final ByteBuf grh = io.netty.buffer.Unpooled.buffer(RxeParams.GRH_BYTES, RxeParams.GRH_BYTES);
+    private final ByteBuf grh = io.netty.buffer.Unpooled.buffer(RxeGrh.BYTES, RxeGrh.BYTES);
 
     /** What this role sends goes out through {@code xmit} (this thread's transmit step). */
     private final RxeXmit xmit;
@@ -310,13 +310,13 @@ final class RxeResponder {
                     return State.ERR_REMOTE_OP;
                 }
                 if (qp.isDatagram()) {
-                    if (qp.respSegs.total() < RxeParams.GRH_BYTES) {
+                    if (qp.respSegs.total() < RxeGrh.BYTES) {
                         return State.ERR_LENGTH;
                     }
                     // rxe_send_data_in: the IP header goes in front of the payload (see RxeGrh)
                     RxeGrh.write(grh, 0, qp.reqPkts.src(), qp.reqPkts.dst(), p.length());
-                    RxeCopy.fromPacket(grh, 0, qp.respSegs, 0, RxeParams.GRH_BYTES);
-                    qp.respSegs.skip(RxeParams.GRH_BYTES);
+                    RxeCopy.fromPacket(grh, 0, qp.respSegs, 0, RxeGrh.BYTES);
+                    qp.respSegs.skip(RxeGrh.BYTES);
                 }
                 qp.respOffset = 0;
             }
@@ -441,7 +441,7 @@ final class RxeResponder {
         }
         long byteLen = p.has(RxeMask.WRITE) ? qp.respLength : qp.respOffset;
         if (datagram) {
-            byteLen += RxeParams.GRH_BYTES;
+            byteLen += RxeGrh.BYTES;
             flags |= WcFlags.GRH;
             wc.srcQp(p.dethSqp()).pkeyIndex(0);
         }

@@ -123,8 +123,8 @@ class NettyWireRcTest {
                 || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available");
         core = IbCore.newInstance();
         String net = NettyRxeTestBed.randomLoopbackNet();
-        wa = new NettyWire(t, NettyWire.ROCE_PORT, "a");
-        wb = new NettyWire(t, NettyWire.ROCE_PORT, "b");
+        wa = new NettyWire(t, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "a");
+        wb = new NettyWire(t, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "b");
         assertEquals(t == NettyWire.Transport.EPOLL, wa.isEpoll());
         ra = new RxeDevice("rxe%d", List.of(InetAddress.getByName(net + "1")), netdevMtu, 0x02_00_00_00_00_01L, wa);
         rb = new RxeDevice("rxe%d", List.of(InetAddress.getByName(net + "2")), netdevMtu, 0x02_00_00_00_00_02L, wb);
@@ -250,7 +250,7 @@ class NettyWireRcTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(t != NettyWire.Transport.EPOLL
                 || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available");
         core = IbCore.newInstance();
-        wa = new NettyWire(t, NettyWire.ROCE_PORT, "v6");
+        wa = new NettyWire(t, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "v6");
         wb = wa;
         ra = new RxeDevice("rxe%d", List.of(InetAddress.getByName("::1")), 1500, 0x02_00_00_00_00_06L, wa);
         rb = ra;

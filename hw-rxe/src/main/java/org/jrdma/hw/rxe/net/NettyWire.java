@@ -35,7 +35,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 /**
  * The real rxe transport ({@code rxe_net.c}): RoCEv2 over UDP through Netty. One <b>unconnected</b> datagram
  * channel per local address of an attached {@link RxeDevice}, bound to that address (never the wildcard,
- * so the recipient of a received datagram is the device's own address) on UDP {@value #ROCE_PORT}; epoll
+ * so the recipient of a received datagram is the device's own address) on UDP 4791 ({@link org.jrdma.hw.rxe.wire.RxeWire#ROCE_V2_UDP_DPORT}); epoll
  * where {@link Epoll#isAvailable()}, else NIO. What it does is chosen by an {@link RxeNetConfig} (the
  * {@code -Djrdma.rxe.net.*} switches, read once).
  *
@@ -72,7 +72,6 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * <p>{@link #close()} closes all channels and shuts the event loop down, waiting for its thread to end.
  */
 public final class NettyWire implements RxeWire, AutoCloseable {
-    public static final int ROCE_PORT = 4791;
     /** Prefix of the event loop threads' names. */
     public static final String THREAD_PREFIX = "rxe-net";
     private static final System.Logger LOG = System.getLogger("org.jrdma.hw.rxe.net");
@@ -113,7 +112,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     /** A wire on UDP 4791 with the switches this JVM was started with ({@link RxeNetConfig#SYSTEM}). */
     public NettyWire() {
-        this(Transport.AUTO, ROCE_PORT, "");
+        this(Transport.AUTO, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "");
     }
 
     /**

@@ -65,7 +65,7 @@ class NettyWireDropsTest {
         String net = WirePeer.randomNet();
         InetAddress a = InetAddress.getByName(net + "1");
         InetAddress b = InetAddress.getByName(net + "2");
-        wire = new NettyWire(NettyWire.Transport.AUTO, NettyWire.ROCE_PORT, "drops");
+        wire = new NettyWire(NettyWire.Transport.AUTO, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "drops");
         CountDownLatch first = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicLong received = new AtomicLong();
@@ -81,7 +81,7 @@ class NettyWireDropsTest {
         });
         assertEquals(0, wire.socketDrops());
         peer = DatagramChannel.open().bind(new InetSocketAddress(b, 0));
-        InetSocketAddress to = new InetSocketAddress(a, NettyWire.ROCE_PORT);
+        InetSocketAddress to = new InetSocketAddress(a, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT);
         peer.send(ByteBuffer.allocate(64), to);
         assertTrue(first.await(10, TimeUnit.SECONDS));
         long backlog0 = backlogDrops();

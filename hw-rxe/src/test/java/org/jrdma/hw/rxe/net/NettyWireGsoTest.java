@@ -31,7 +31,7 @@ import io.netty.channel.epoll.Epoll;
  * reads one datagram per packet; order and buffer ownership are kept throughout.
  */
 class NettyWireGsoTest {
-    static final int PORT = NettyWire.ROCE_PORT;
+    static final int PORT = org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT;
     final List<AutoCloseable> open = new ArrayList<>();
     InetAddress a;
     InetAddress b;

@@ -31,7 +31,7 @@ import io.netty.channel.epoll.Epoll;
  * bound again while it runs, and close ends the thread and frees the port.
  */
 class NettyWireRecvThreadTest {
-    static final int PORT = NettyWire.ROCE_PORT;
+    static final int PORT = org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT;
     NettyWire wire;
     DatagramChannel peer;
     InetAddress a;
