@@ -115,7 +115,7 @@ final class RxePair implements AutoCloseable {
         long n = d.wire().socketDrops();
         var w = d.wire();
         String gso = w.counter(RxeNetCounter.GSO_DATAGRAMS) > 0 || w.counter(RxeNetCounter.GRO_READS) > 0 ? " gso_datagrams=" + w.counter(RxeNetCounter.GSO_DATAGRAMS)
-                + " gso_segments=" + w.counter(RxeNetCounter.GSO_SEGMENTS) + " gathered=" + w.counter(RxeNetCounter.GATHERED_PACKETS) + " gro_reads=" + w.counter(RxeNetCounter.GRO_READS) + " gro_bounced=" + w.counter(RxeNetCounter.GRO_BOUNCED) : "";
+                + " gso_segments=" + w.counter(RxeNetCounter.GSO_SEGMENTS) + " gathered=" + w.counter(RxeNetCounter.GATHERED) + " gro_reads=" + w.counter(RxeNetCounter.GRO_READS) + " gro_bounced=" + w.counter(RxeNetCounter.GRO_BOUNCED) : "";
         return (n > 0 ? " socket_drops=" + n : "") + gso;
     }
 

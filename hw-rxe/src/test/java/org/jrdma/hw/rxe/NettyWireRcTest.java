@@ -239,7 +239,7 @@ class NettyWireRcTest {
         long ms = (System.nanoTime() - t0) / 1_000_000;
         System.out.println("NettyWire " + transport + ": 64 MiB RDMA WRITE in " + ms + " ms (" + (64_000 / Math.max(ms, 1))
                 + " MiB/s); a: " + ra.counters() + " | b: " + rb.counters() + " | wire a sent " + wa.counter(RxeNetCounter.SENT) + " errors "
-                + wa.counter(RxeNetCounter.SEND_ERRORS) + " | wire b rcvd " + wb.counter(RxeNetCounter.RECEIVED));
+                + wa.counter(RxeNetCounter.ERRORS) + " | wire b rcvd " + wb.counter(RxeNetCounter.RECEIVED));
     }
 
     /** IPv6: two QPs of one device on ::1 (the host has one IPv6 loopback address), SEND and READ over UDP/IPv6. */

@@ -363,7 +363,7 @@ final class ChannelTx implements Runnable {
                     wire.counters.add(RxeNetCounter.GSO_SEGMENTS, k);
                 }
                 if (g > 0) {
-                    wire.counters.add(RxeNetCounter.GATHERED_PACKETS, g);
+                    wire.counters.add(RxeNetCounter.GATHERED, g);
                 }
             } else if (k == 1) {
                 send(run.whole(f), run.to(f));

@@ -484,7 +484,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            counters.inc(RxeNetCounter.SEND_ERRORS);
+            counters.inc(RxeNetCounter.ERRORS);
             LOG.log(System.Logger.Level.DEBUG, "rxe: " + ctx.channel() + ": " + cause);
         }
     }

@@ -280,7 +280,7 @@ final class RecvLoop implements Runnable {
             if (s.socket().isInputShutdown() || !s.socket().isOpen()) {
                 return false;
             }
-            wire.counters.inc(RxeNetCounter.SEND_ERRORS);
+            wire.counters.inc(RxeNetCounter.ERRORS);
             LOG.log(System.Logger.Level.DEBUG, () -> "rxe: recvfrom on " + s.local() + ": " + e);
             return false;
         }
@@ -358,7 +358,7 @@ final class RecvLoop implements Runnable {
             if (s.socket().isInputShutdown() || !s.socket().isOpen()) {
                 return 0;
             }
-            wire.counters.inc(RxeNetCounter.SEND_ERRORS);
+            wire.counters.inc(RxeNetCounter.ERRORS);
             LOG.log(System.Logger.Level.DEBUG, () -> "rxe: recvmsg on " + s.local() + ": " + e);
             return 0;
         }

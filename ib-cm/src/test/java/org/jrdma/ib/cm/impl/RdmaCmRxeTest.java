@@ -113,7 +113,7 @@ class RdmaCmRxeTest extends AbstractRdmaCmScenarioTest {
         for (RxeNetDevice d : List.of(ra, rb)) {
             b.append("\n").append(d.ibDevice().name()).append(" wire sent ").append(d.wire().counter(RxeNetCounter.SENT))
                     .append(" received ").append(d.wire().counter(RxeNetCounter.RECEIVED)).append(" unroutable ").append(d.wire().counter(RxeNetCounter.UNROUTABLE))
-                    .append(" errors ").append(d.wire().counter(RxeNetCounter.SEND_ERRORS));
+                    .append(" errors ").append(d.wire().counter(RxeNetCounter.ERRORS));
         }
     }
 
