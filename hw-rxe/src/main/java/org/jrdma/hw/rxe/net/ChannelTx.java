@@ -26,7 +26,7 @@ import io.netty.channel.socket.DatagramPacket;
  */
 final class ChannelTx implements Runnable {
     private static final System.Logger LOG = System.getLogger("org.jrdma.hw.rxe.net");
-    /** The largest packet a heap buffer (tests) is copied into a direct one for {@link #sendDirect}. */
+    /** Per thread: where a heap packet (tests only) is copied for {@link #sendDirect}, which needs direct memory. */
     private static final ThreadLocal<java.nio.ByteBuffer> DIRECT_BUF =
             ThreadLocal.withInitial(() -> java.nio.ByteBuffer.allocateDirect(NettyWire.MAX_DATAGRAM));
     final Channel ch;
