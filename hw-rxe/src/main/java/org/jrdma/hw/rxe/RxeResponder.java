@@ -507,7 +507,7 @@ final class RxeResponder {
         ByteBuf b = xmit.packet(op, 0);
         Bth.encode(b, 0, op.value(), false, false, 0, 0xffff, qp.destQpn(), false, psn);
         Aeth.encode(b, op.aethOffset(), syndrome, qp.respMsn);
-        xmit.send(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
+        xmit.sendAck(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
     }
 
     private void sendAtomicAck(RxeQp qp, int psn, long orig) {

@@ -23,6 +23,16 @@ public interface RxeWire {
     void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet);
 
     /**
+     * Sends a pure ACK or NAK ({@code RC_ACKNOWLEDGE}, the responder's), which may leave later than packets sent
+     * after it (IBA allows it: a later response acknowledges everything before it). NettyWire's receive thread holds
+     * such ACKs until the datagram in hand is handled, so the answer a completion handler posts leaves first.
+     * Default: {@link #send}.
+     */
+    default void sendAck(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet) {
+        send(from, src, dst, srcPort, packet);
+    }
+
+    /**
      * Whether this wire sends gathered packets ({@link #sendGathered}) without joining them first: the requester
      * then leaves large payloads in the memory region ({@link RxeGather}). Default: false.
      */

@@ -61,10 +61,24 @@ final class RxeXmit {
      * Takes ownership of {@code b}.
      */
     void send(InetAddress src, InetAddress dst, int flowPort, ByteBuf b) {
+        send(src, dst, flowPort, b, false);
+    }
+
+    /** {@link #send} of a pure ACK or NAK, which the wire may hold back a little ({@link org.jrdma.hw.rxe.RxeWire#sendAck}). */
+    void sendAck(InetAddress src, InetAddress dst, int flowPort, ByteBuf b) {
+        send(src, dst, flowPort, b, true);
+    }
+
+    private void send(InetAddress src, InetAddress dst, int flowPort, ByteBuf b, boolean ack) {
         int srcPort = wirePort != 0 ? wirePort : flowPort;
         int len = b.writerIndex();
         Icrc.store(b, 0, len, icrc(icrc, b, 0, len, src, dst, srcPort));
-        if (leaving(b)) {
+        if (!leaving(b)) {
+            return;
+        }
+        if (ack) {
+            wire.sendAck(dev, src, dst, srcPort, b);
+        } else {
             wire.send(dev, src, dst, srcPort, b);
         }
     }

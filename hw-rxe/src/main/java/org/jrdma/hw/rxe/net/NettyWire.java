@@ -84,8 +84,6 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     /** The largest datagram read or sent: a 9000-byte jumbo frame's payload and then some. */
     static final int MAX_DATAGRAM = 9216 + 256;
-    /** BTH opcode of an RC ACK (or NAK): the packets the receive thread holds back. */
-    private static final byte RC_ACKNOWLEDGE = 0x11;
 
     private final RxeNetConfig config;
     private final boolean epoll;
@@ -360,10 +358,6 @@ public final class NettyWire implements RxeWire, AutoCloseable {
         }
         InetAddress to = scoped(src, dst);
         counters.inc(RxeNetCounter.SENT);
-        if (recvLoop != null && packet.getByte(packet.readerIndex()) == RC_ACKNOWLEDGE && recvLoop.inLoop()) {
-            recvLoop.hold(tx, packet, to); // sent once the datagram in hand is handled: see RecvLoop
-            return;
-        }
         if (gso) {
             Cork c = corks.get();
             if (c.depth > 0) {
@@ -372,6 +366,23 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             }
         }
         tx.send(packet, to);
+    }
+
+    /** On the receive thread, held until the datagram in hand is handled (see {@link RecvLoop}); else as {@link #send}. */
+    @Override
+    public void sendAck(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet) {
+        if (recvLoop == null || !recvLoop.inLoop()) {
+            send(from, src, dst, srcPort, packet);
+            return;
+        }
+        ChannelTx tx = channels.get(src);
+        if (tx == null || closed) {
+            counters.inc(RxeNetCounter.UNROUTABLE);
+            packet.release();
+            return;
+        }
+        counters.inc(RxeNetCounter.SENT);
+        recvLoop.hold(tx, packet, scoped(src, dst));
     }
 
     /**

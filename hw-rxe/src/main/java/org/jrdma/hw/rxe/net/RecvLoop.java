@@ -28,8 +28,9 @@ import io.netty.channel.unix.Socket;
  * ({@code RxeDevice.kick}), so an answer posted by a completion handler leaves by {@code sendto} before the
  * next datagram is read.
  *
- * <p><b>ACKs last.</b> Pure ACKs ({@code RC_ACKNOWLEDGE}, NAKs included) that the roles send while this thread
- * handles a datagram are held back and sent after it, so the request a handler posts in answer goes out first:
+ * <p><b>ACKs last.</b> Pure ACKs ({@code RC_ACKNOWLEDGE}, NAKs included: what the responder gives
+ * {@code RxeWire.sendAck}) that the roles send while this thread handles a datagram are held back and sent after
+ * it, so the request a handler posts in answer goes out first:
  * on a round trip the peer wakes for the answer, not for the ACK in front of it. ACKs of one QP keep their
  * order; a held ACK may reach the peer after a later response of its QP, which IBA allows (a later response
  * acknowledges everything before it; the completer drops the older ACK). They are flushed after every

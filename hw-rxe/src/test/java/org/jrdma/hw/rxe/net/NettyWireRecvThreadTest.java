@@ -110,7 +110,7 @@ class NettyWireRecvThreadTest {
         open((p, src, dst, port) -> {
             int tag = p.getInt(4);
             p.release();
-            wire.send(null, a, b, 0, packet(0x11, tag)); // RC ACKNOWLEDGE
+            wire.sendAck(null, a, b, 0, packet(0x11, tag)); // RC ACKNOWLEDGE
             wire.send(null, a, b, 0, packet(0x04, tag)); // RC SEND ONLY, the answer
         });
         for (int tag = 1; tag <= 20; tag++) {
@@ -130,7 +130,7 @@ class NettyWireRecvThreadTest {
         open((p, src, dst, port) -> {
             int tag = p.getInt(4);
             p.release();
-            wire.send(null, a, b, 0, packet(0x11, tag));
+            wire.sendAck(null, a, b, 0, packet(0x11, tag));
         });
         int n = RecvLoop.ACK_BATCH * 3 + 5;
         for (int tag = 0; tag < n; tag++) {
@@ -174,7 +174,7 @@ class NettyWireRecvThreadTest {
             for (int k = 0; k < 4; k++) {
                 byte[] c2 = content.apply(i, k);
                 ByteBuf q = PooledByteBufAllocator.DEFAULT.directBuffer(c2.length).writeBytes(c2);
-                wire.send(null, from[k], to[k], 0, q);
+                wire.sendAck(null, from[k], to[k], 0, q);
             }
         });
         peer = DatagramChannel.open().bind(new InetSocketAddress(b, PORT));
@@ -244,7 +244,7 @@ class NettyWireRecvThreadTest {
             p.release();
             wire.cork();
             try {
-                wire.send(null, a, b, 0, packet(0x11, tag)); // the responder's ACK: held
+                wire.sendAck(null, a, b, 0, packet(0x11, tag)); // the responder's ACK: held
                 wire.send(null, a, b, 0, packet(0x04, tag).writeZero(4)); // the answer, 28 bytes: corked
             } finally {
                 wire.uncork();
