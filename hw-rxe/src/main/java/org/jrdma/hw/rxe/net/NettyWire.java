@@ -338,26 +338,34 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             send(from, src, dst, srcPort, org.jrdma.hw.rxe.RxeGather.join(head, hdrLen, payload, payloadIndex, payloadLen));
             return;
         }
-        ChannelTx tx = channels.get(src);
-        if (tx == null || closed) {
-            counters.inc(RxeNetCounter.UNROUTABLE);
-            head.release();
-            return;
+        ChannelTx tx = route(src, head);
+        if (tx != null) {
+            c.holdGathered(tx, head, scoped(src, dst), hdrLen, payload, payloadIndex, payloadLen);
         }
-        counters.inc(RxeNetCounter.SENT);
-        c.holdGathered(tx, head, scoped(src, dst), hdrLen, payload, payloadIndex, payloadLen);
     }
 
-    @Override
-    public void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet) {
+    /**
+     * The channel bound to {@code src}, the packet counted as sent; null (the packet released and counted as
+     * unroutable) if there is none or the wire is closed.
+     */
+    private ChannelTx route(InetAddress src, ByteBuf packet) {
         ChannelTx tx = channels.get(src);
         if (tx == null || closed) {
             counters.inc(RxeNetCounter.UNROUTABLE);
             packet.release();
+            return null;
+        }
+        counters.inc(RxeNetCounter.SENT);
+        return tx;
+    }
+
+    @Override
+    public void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet) {
+        ChannelTx tx = route(src, packet);
+        if (tx == null) {
             return;
         }
         InetAddress to = scoped(src, dst);
-        counters.inc(RxeNetCounter.SENT);
         if (gso) {
             Cork c = corks.get();
             if (c.depth > 0) {
@@ -375,14 +383,10 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             send(from, src, dst, srcPort, packet);
             return;
         }
-        ChannelTx tx = channels.get(src);
-        if (tx == null || closed) {
-            counters.inc(RxeNetCounter.UNROUTABLE);
-            packet.release();
-            return;
+        ChannelTx tx = route(src, packet);
+        if (tx != null) {
+            recvLoop.hold(tx, packet, scoped(src, dst)); // sent once the datagram in hand is handled
         }
-        counters.inc(RxeNetCounter.SENT);
-        recvLoop.hold(tx, packet, scoped(src, dst));
     }
 
     /**
