@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.jrdma.hw.rxe.net.NettyWire;
+import org.jrdma.hw.rxe.net.RxeNetCounter;
 import org.jrdma.hw.rxe.net.RxeNetDevice;
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AhAttr;
@@ -113,8 +114,8 @@ final class RxePair implements AutoCloseable {
     private static String drops(RxeNetDevice d) {
         long n = d.wire().socketDrops();
         var w = d.wire();
-        String gso = w.gsoDatagrams.get() > 0 || w.groReads.get() > 0 ? " gso_datagrams=" + w.gsoDatagrams.get()
-                + " gso_segments=" + w.gsoSegments.get() + " gathered=" + w.gatheredPackets.get() + " gro_reads=" + w.groReads.get() + " gro_bounced=" + w.groBounced.get() : "";
+        String gso = w.counter(RxeNetCounter.GSO_DATAGRAMS) > 0 || w.counter(RxeNetCounter.GRO_READS) > 0 ? " gso_datagrams=" + w.counter(RxeNetCounter.GSO_DATAGRAMS)
+                + " gso_segments=" + w.counter(RxeNetCounter.GSO_SEGMENTS) + " gathered=" + w.counter(RxeNetCounter.GATHERED) + " gro_reads=" + w.counter(RxeNetCounter.GRO_READS) + " gro_bounced=" + w.counter(RxeNetCounter.GRO_BOUNCED) : "";
         return (n > 0 ? " socket_drops=" + n : "") + gso;
     }
 

@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 
+import org.jrdma.hw.rxe.net.RxeNetCounter;
 import org.jrdma.ib.core.SendFlags;
 import org.jrdma.ib.core.SendWr;
 import org.jrdma.ib.core.Sge;
@@ -252,8 +253,8 @@ public final class RxeWriteProbe {
         w.report(events ? "rxe WRITE (events)" : "rxe WRITE", size);
         System.out.printf("chains completing more than 20 ms after the previous one: %d (%.0f ms in all), longest gap "
                 + "%.1f ms%n", stalls, stalled / 1e6, maxGap / 1e6);
-        System.out.printf("wire a: sent %d, received %d; wire b: sent %d, received %d%n", pair.ra.wire().sent.get(),
-                pair.ra.wire().received.get(), pair.rb.wire().sent.get(), pair.rb.wire().received.get());
+        System.out.printf("wire a: sent %d, received %d; wire b: sent %d, received %d%n", pair.ra.wire().counter(RxeNetCounter.SENT),
+                pair.ra.wire().counter(RxeNetCounter.RECEIVED), pair.rb.wire().counter(RxeNetCounter.SENT), pair.rb.wire().counter(RxeNetCounter.RECEIVED));
         pair.close(); // prints the counters, with the sockets' drops
     }
 

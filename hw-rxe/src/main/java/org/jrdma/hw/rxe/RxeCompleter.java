@@ -58,9 +58,9 @@ final class RxeCompleter {
                     qp.timeoutFired = false;
                 }
                 progress |= complete(qp, b == null ? null : pkt, timeout);
-                if (b != null && qp.probe == RxeQp.PROBE_WAIT) {
+                if (b != null && qp.probe == RxeProbe.WAIT) {
                     // the probe was answered: resend what is still unacknowledged, now all of it
-                    qp.probe = RxeQp.PROBE_NONE;
+                    qp.probe = RxeProbe.NONE;
                     qp.needRetry = true;
                 }
             } finally {
@@ -86,11 +86,11 @@ final class RxeCompleter {
             switch (state) {
                 case GET_WQE -> {
                     w = qp.wqe(0);
-                    if (w == null || w.state == RxeQp.WQE_POSTED) {
+                    if (w == null || w.state == RxeWqeState.POSTED) {
                         state = State.EXIT;
-                    } else if (w.state == RxeQp.WQE_DONE) {
+                    } else if (w.state == RxeWqeState.DONE) {
                         state = State.COMP_WQE;
-                    } else if (w.state == RxeQp.WQE_ERROR) {
+                    } else if (w.state == RxeWqeState.ERROR) {
                         error = w.status();
                         state = State.ERROR;
                     } else if (p != null) {
@@ -193,13 +193,13 @@ final class RxeCompleter {
      * window (sq-psn below comp.psn, measured). Such an ACK can only cover PSNs sent before.
      */
     private static boolean resending(RxeSendWqe w) {
-        return w.started && (w.state == RxeQp.WQE_PROCESSING || w.state == RxeQp.WQE_POSTED)
+        return w.started && (w.state == RxeWqeState.PROCESSING || w.state == RxeWqeState.POSTED)
                 && !WrOpcodeTable.isReadOrAtomic(w.opcode());
     }
 
     /** Every packet of the WQE went out at least once: an ACK of its last PSN may complete it. */
     private static boolean sentWhole(RxeSendWqe w) {
-        return w.state == RxeQp.WQE_PENDING || resending(w);
+        return w.state == RxeWqeState.PENDING || resending(w);
     }
 
     /** The retransmit timer runs while PSNs are outstanding ({@code reset_retry_timer}). */
@@ -222,7 +222,7 @@ final class RxeCompleter {
         boolean rdAtomic = WrOpcodeTable.isReadOrAtomic(w.opcode());
         int diff = psnCompare(p.psn(), w.lastPsn);
         if (diff > 0) {
-            if (w.state == RxeQp.WQE_PENDING && rdAtomic) {
+            if (w.state == RxeWqeState.PENDING && rdAtomic) {
                 return State.ERROR_RETRY; // implicit NAK: the read or atomic response was lost
             }
             if (sentWhole(w)) {
@@ -342,11 +342,11 @@ final class RxeCompleter {
             if (w == null) {
                 return;
             }
-            if (w.state == RxeQp.WQE_DONE) {
+            if (w.state == RxeWqeState.DONE) {
                 retire(qp, w, WcStatus.SUCCESS);
                 continue;
             }
-            if (w.state != RxeQp.WQE_PENDING || WrOpcodeTable.isReadOrAtomic(w.opcode())
+            if (w.state != RxeWqeState.PENDING || WrOpcodeTable.isReadOrAtomic(w.opcode())
                     || psnCompare(w.lastPsn, qp.compPsn) >= 0) {
                 return;
             }
@@ -355,7 +355,7 @@ final class RxeCompleter {
     }
 
     private State errorRetry(RxeQp qp, RxeSendWqe w, boolean timeout) {
-        if (w == null || w.state == RxeQp.WQE_POSTED) {
+        if (w == null || w.state == RxeWqeState.POSTED) {
             return State.EXIT;
         }
         if (qp.startedRetry && !timeout) {

@@ -1,6 +1,5 @@
 package org.jrdma.hw.rxe;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -47,19 +46,25 @@ public final class RxeDevice extends RvtDevice {
     public interface IcrcCheck {
         boolean ok(Icrc icrc, RxePacket pkt, InetAddress src, InetAddress dst, int srcPort);
 
-        IcrcCheck EXACT = (icrc, pkt, src, dst, srcPort) -> pkt.icrc() == compute(icrc, pkt.buf(), pkt.bthOffset(),
-                pkt.length(), src, dst, srcPort);
+        IcrcCheck EXACT = (icrc, pkt, src, dst, srcPort) -> pkt.icrc() == RxeXmit.icrc(icrc, pkt.buf(),
+                pkt.bthOffset(), pkt.length(), src, dst, srcPort);
         IcrcCheck NONE = (icrc, pkt, src, dst, srcPort) -> true;
     }
 
     static DeviceAttr defaultAttr(long guid) {
-        return new DeviceAttr().fwVer("0.1.0").sysImageGuid(guid).maxMrSize(Integer.MAX_VALUE)
-                .pageSizeCap(0xfffff000L).vendorId(0xffffff).vendorPartId(0).hwVer(0).maxQp(0x10000)
-                .maxQpWr(0x4000).maxSendSge(32).maxRecvSge(32).maxSgeRd(32).maxCq(16384).maxCqe(32767)
-                .maxMr(0x10000).maxPd(0x7ffc).maxQpRdAtom(128).maxResRdAtom(0x3f000).maxQpInitRdAtom(128)
-                .atomicCap(AtomicCap.HCA).maxMw(0x8000).maxMcastGrp(8192).maxMcastQpAttach(56)
-                .maxTotalMcastQpAttach(0x70000).maxAh(0x8000).maxSrq(960).maxSrqWr(0x4000).maxSrqSge(27)
-                .maxFastRegPageListLen(512).maxPkeys(64).localCaAckDelay(15).maxInlineData(400).numCompVectors(1);
+        return new DeviceAttr().fwVer("0.1.0").sysImageGuid(guid).maxMrSize(RxeParams.MAX_MR_SIZE)
+                .pageSizeCap(RxeParams.PAGE_SIZE_CAP).vendorId(RxeParams.VENDOR_ID).vendorPartId(0).hwVer(0)
+                .maxQp(RxeParams.MAX_QP).maxQpWr(RxeParams.MAX_QP_WR).maxSendSge(RxeParams.MAX_SGE)
+                .maxRecvSge(RxeParams.MAX_SGE).maxSgeRd(RxeParams.MAX_SGE_RD).maxCq(RxeParams.MAX_CQ)
+                .maxCqe((1 << RxeParams.MAX_LOG_CQE) - 1).maxMr(RxeParams.MAX_MR).maxPd(RxeParams.MAX_PD)
+                .maxQpRdAtom(RxeParams.MAX_QP_RD_ATOM).maxResRdAtom(RxeParams.MAX_RES_RD_ATOM)
+                .maxQpInitRdAtom(RxeParams.MAX_QP_INIT_RD_ATOM).atomicCap(AtomicCap.HCA).maxMw(RxeParams.MAX_MW)
+                .maxMcastGrp(RxeParams.MAX_MCAST_GRP).maxMcastQpAttach(RxeParams.MAX_MCAST_QP_ATTACH)
+                .maxTotalMcastQpAttach(RxeParams.MAX_TOT_MCAST_QP_ATTACH).maxAh(RxeParams.MAX_AH)
+                .maxSrq(RxeParams.MAX_SRQ).maxSrqWr(RxeParams.MAX_SRQ_WR).maxSrqSge(RxeParams.MAX_SRQ_SGE)
+                .maxFastRegPageListLen(RxeParams.MAX_FMR_PAGE_LIST_LEN).maxPkeys(RxeParams.MAX_PKEYS)
+                .localCaAckDelay(RxeParams.LOCAL_CA_ACK_DELAY).maxInlineData(RxeParams.MAX_INLINE_DATA)
+                .numCompVectors(1);
     }
 
     final String namePattern;
@@ -79,7 +84,10 @@ public final class RxeDevice extends RvtDevice {
      * the transport's receive thread and posting threads may each run a different QP of this device at once
      * (see {@link #kick}); a QP itself is only ever run by the holder of its {@code exec} lock.
      */
-    private record Roles(RxeRequester requester, RxeResponder responder, RxeCompleter completer, Icrc txIcrc) {
+    private record Roles(RxeRequester requester, RxeResponder responder, RxeCompleter completer) {
+        Roles(RxeDevice dev, RxeXmit xmit) {
+            this(new RxeRequester(dev, xmit), new RxeResponder(dev, xmit), new RxeCompleter(dev));
+        }
     }
 
     private final ThreadLocal<Roles> roles;
@@ -103,10 +111,9 @@ public final class RxeDevice extends RvtDevice {
         this.wire = wire;
         this.gids = addresses.stream().map(Gid::of).toList();
         this.addrs = addresses.toArray(new InetAddress[0]);
-        this.activeMtu = Mtu.fitting(Math.max(netdevMtu - RxeParams.MAX_HDR_LENGTH, 256));
+        this.activeMtu = Mtu.fitting(Math.max(netdevMtu - org.jrdma.hw.rxe.wire.RxeWire.MAX_HDR_LENGTH, 256));
         this.nodeGuid = eui64(mac);
-        this.roles = ThreadLocal.withInitial(
-                () -> new Roles(new RxeRequester(this), new RxeResponder(this), new RxeCompleter(this), new Icrc()));
+        this.roles = ThreadLocal.withInitial(() -> new Roles(this, new RxeXmit(this)));
         // a Netty FastThreadLocalThread: Netty 4.2 gives packet pool caches (and recycled buffer objects)
         // only to those unless told otherwise
         this.engine = new RvtEngine("rxe-engine-" + Long.toHexString(nodeGuid),
@@ -187,6 +194,11 @@ public final class RxeDevice extends RvtDevice {
         }
     }
 
+    /** Whether the port is up ({@link #linkState}); packets sent while it is down count as send_err. */
+    boolean isUp() {
+        return up;
+    }
+
     public List<InetAddress> addresses() {
         return List.of(addrs);
     }
@@ -213,8 +225,10 @@ public final class RxeDevice extends RvtDevice {
     public PortAttr queryPort(int port) {
         return new PortAttr().state(up ? PortState.ACTIVE : PortState.DOWN)
                 .physState(up ? PhysState.LINK_UP : PhysState.DISABLED).maxMtu(Mtu.MTU_4096).activeMtu(activeMtu)
-                .gidTblLen(gids.size()).pkeyTblLen(1).lid(0).smLid(0).lmc(0).maxMsgSz(0x800000L).maxVlNum(1)
-                .activeWidth(1).activeSpeed(1).linkLayer(LinkLayer.ETHERNET).portCapFlags(0x04010000)
+                .gidTblLen(gids.size()).pkeyTblLen(RxeParams.PORT_PKEY_TBL_LEN).lid(0).smLid(0).lmc(0)
+                .maxMsgSz(RxeParams.PORT_MAX_MSG_SZ).maxVlNum(RxeParams.PORT_MAX_VL_NUM)
+                .activeWidth(RxeParams.PORT_ACTIVE_WIDTH).activeSpeed(RxeParams.PORT_ACTIVE_SPEED)
+                .linkLayer(LinkLayer.ETHERNET).portCapFlags(RxeParams.PORT_PORT_CAP_FLAGS)
                 .badPkeyCntr(badPkeyCntr.get()).qkeyViolCntr(qkeyViolCntr.get());
     }
 
@@ -409,81 +423,7 @@ public final class RxeDevice extends RvtDevice {
         }
     }
 
-    // ---------------------------------------------------------------- transmit
-
-    /**
-     * A packet buffer with room for headers, payload, pad and ICRC; writerIndex at the end. Direct: the epoll
-     * transport writes direct buffers as they are (a heap buffer is copied into a new direct one per packet).
-     */
-    ByteBuf allocPacket(RxeOpcode op, int payload) {
-        return allocZeroedFrom(org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload), op.length() + payload);
-    }
-
-    /**
-     * The head of a gathered packet ({@link RxeGather}): room for the headers, then the pad (zeroed) and the ICRC;
-     * writerIndex at the end. The payload is not in it.
-     */
-    ByteBuf allocHead(RxeOpcode op, int payload) {
-        return allocZeroedFrom(org.jrdma.hw.rxe.wire.RxeWire.udpPayloadLength(op, payload) - payload, op.length());
-    }
-
-    /** {@code len} direct bytes, writerIndex at the end, zeroed from {@code from} on (pad and ICRC). */
-    private ByteBuf allocZeroedFrom(int len, int from) {
-        ByteBuf b = PacketPool.buffer(len);
-        b.writerIndex(len);
-        b.setZero(from, len - from);
-        return b;
-    }
-
-    /** Computes the ICRC and hands the packet to the wire ({@code rxe_xmit_packet}). */
-    void xmit(InetAddress src, InetAddress dst, int srcPort, ByteBuf b) {
-        srcPort = wire.udpSourcePort(srcPort);
-        int len = b.writerIndex();
-        Icrc.store(b, 0, len, compute(roles.get().txIcrc(), b, 0, len, src, dst, srcPort));
-        if (leaving(b)) {
-            wire.send(this, src, dst, srcPort, b);
-        }
-    }
-
-    /**
-     * {@link #xmit} of a gathered packet ({@link RxeGather}): {@code head} holds the headers ({@code hdrLen} bytes),
-     * then room for pad and ICRC; the payload stays in the memory region until the wire sends it.
-     */
-    void xmitGathered(InetAddress src, InetAddress dst, int srcPort, ByteBuf head, int hdrLen, RxeGather g) {
-        srcPort = wire.udpSourcePort(srcPort);
-        int headLen = head.writerIndex();
-        Icrc ic = roles.get().txIcrc();
-        int len = headLen + g.length;
-        int icrc = src instanceof Inet4Address && dst instanceof Inet4Address
-                ? ic.ipv4(v4(src), v4(dst), 0, Icrc.IPV4_DF, srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
-                        head, 0, hdrLen, g.buffer, g.index, g.length, len)
-                : ic.ipv6(Gid.of(src).raw(), Gid.of(dst).raw(), srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
-                        head, 0, hdrLen, g.buffer, g.index, g.length, len);
-        Icrc.store(head, 0, headLen, icrc);
-        if (leaving(head)) {
-            wire.sendGathered(this, src, dst, srcPort, head, hdrLen, g.buffer, g.index, g.length);
-        }
-    }
-
-    /** Counts a packet about to leave; false, the packet released and counted as send_err, while the port is down. */
-    private boolean leaving(ByteBuf b) {
-        counters.inc(RxeCounter.SENT_PKTS);
-        if (!up) {
-            b.release();
-            counters.inc(RxeCounter.SEND_ERR);
-            return false;
-        }
-        return true;
-    }
-
-    static int compute(Icrc icrc, ByteBuf b, int off, int len, InetAddress src, InetAddress dst, int srcPort) {
-        if (src instanceof Inet4Address && dst instanceof Inet4Address) {
-            return icrc.ipv4(v4(src), v4(dst), 0, Icrc.IPV4_DF, srcPort,
-                    org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, b, off, len);
-        }
-        return icrc.ipv6(Gid.of(src).raw(), Gid.of(dst).raw(), srcPort, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT,
-                b, off, len);
-    }
+    // ---------------------------------------------------------------- transmit: RxeXmit
 
     /**
      * An IPv4 address as an int, without the array {@code getAddress()} copies out per call (twice a packet on

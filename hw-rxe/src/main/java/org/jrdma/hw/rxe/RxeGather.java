@@ -9,7 +9,7 @@ import io.netty.buffer.ByteBuf;
 /**
  * Gathered sends: a packet whose payload is not copied into a packet buffer but sent straight from the memory
  * region. Its headers go into a small buffer (BTH and extension headers, then pad and ICRC), the ICRC is computed
- * over headers, region bytes and pad ({@link RxeDevice#xmitGathered}), and the wire gathers the three parts with
+ * over headers, region bytes and pad ({@link RxeXmit#sendGathered}), and the wire gathers the three parts with
  * iovecs ({@link RxeWire#sendGathered}), so the kernel's copy into the socket buffer is the only copy on the send
  * side. The bytes on the wire are the same as those of a copied packet. Only for payloads within one direct
  * segment, and for wires that gather ({@link RxeWire#gathers}); {@code -Djrdma.rxe.gather=false} turns it off.

@@ -22,9 +22,8 @@ import io.netty.buffer.ByteBuf;
  * packet are unknown to us.
  */
 final class RxeGrh {
-    static final int BYTES = RxeParams.GRH_BYTES;
+    static final int BYTES = org.jrdma.ib.core.WcFlags.GRH_BYTES;
     static final int IPV4_HDR = 20;
-    static final int IPV6_HDR = 40;
     static final int UDP_HDR = 8;
     static final int IPPROTO_UDP = 17;
     /** TTL / hop limit: the Linux default (sysctl net.ipv4.ip_default_ttl, ipv6 hop_limit). */

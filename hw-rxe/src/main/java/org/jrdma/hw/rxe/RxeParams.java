@@ -1,18 +1,60 @@
 package org.jrdma.hw.rxe;
 
-/** The tunables of rxe_param.h this engine uses. */
+/**
+ * The device and port limits and the protocol tunables of {@code rxe_param.h}, under its names without the
+ * {@code RXE_} prefix. Where jrdma's value differs from Linux 6.1's (its {@code DEFAULT_MAX_VALUE} limits), jrdma's
+ * is the one it reports and enforces.
+ */
 final class RxeParams {
+    // ---- enum rxe_device_param: what query_device reports
+    /** {@code RXE_MAX_MR_SIZE} (Linux: -1; a jrdma region is one Java buffer). */
+    static final long MAX_MR_SIZE = Integer.MAX_VALUE;
+    static final long PAGE_SIZE_CAP = 0xfffff000L;
+    static final int VENDOR_ID = 0xffffff;
+    static final int MAX_QP = 0x10000;
+    static final int MAX_QP_WR = 0x4000;
+    /** {@code RXE_MAX_SGE}: send and receive SGEs per WR. */
+    static final int MAX_SGE = 32;
+    static final int MAX_SGE_RD = 32;
+    static final int MAX_CQ = 16384;
+    /** {@code RXE_MAX_LOG_CQE}: max_cqe is {@code (1 << RXE_MAX_LOG_CQE) - 1}. */
+    static final int MAX_LOG_CQE = 15;
+    static final int MAX_MR = 0x10000;
+    static final int MAX_PD = 0x7ffc;
+    static final int MAX_QP_RD_ATOM = 128;
+    static final int MAX_RES_RD_ATOM = 0x3f000;
+    static final int MAX_QP_INIT_RD_ATOM = 128;
+    static final int MAX_MW = 0x8000;
+    static final int MAX_MCAST_GRP = 8192;
+    static final int MAX_MCAST_QP_ATTACH = 56;
+    static final int MAX_TOT_MCAST_QP_ATTACH = 0x70000;
+    static final int MAX_AH = 0x8000;
+    static final int MAX_SRQ = 960;
+    static final int MAX_SRQ_WR = 0x4000;
+    static final int MAX_SRQ_SGE = 27;
+    static final int MAX_FMR_PAGE_LIST_LEN = 512;
+    static final int MAX_PKEYS = 64;
+    static final int LOCAL_CA_ACK_DELAY = 15;
+    static final int MAX_INLINE_DATA = 400;
+
+    // ---- enum rxe_port_param: what query_port reports
+    static final long PORT_MAX_MSG_SZ = 0x800000L;
+    /** {@code RXE_PORT_PORT_CAP_FLAGS}: IB_PORT_CM_SUP | IB_PORT_IP_BASED_GIDS. */
+    static final int PORT_PORT_CAP_FLAGS = 0x04010000;
+    static final int PORT_MAX_VL_NUM = 1;
+    static final int PORT_PKEY_TBL_LEN = 1;
+    /** {@code RXE_PORT_ACTIVE_WIDTH}: IB_WIDTH_1X. */
+    static final int PORT_ACTIVE_WIDTH = 1;
+    static final int PORT_ACTIVE_SPEED = 1;
+
+    // ---- the protocol
     /** {@code RXE_MAX_UNACKED_PSNS}: the requester's window of unacknowledged PSNs. */
     static final int MAX_UNACKED_PSNS = 128;
     /** {@code RXE_MAX_PKT_PER_ACK}: AckReq at least every this many packets. */
     static final int MAX_PKT_PER_ACK = 64;
     /** Responder resources kept for atomic replay. */
     static final int MAX_RD_ATOMIC_RESOURCES = 128;
-    /** {@code RXE_MAX_HDR_LENGTH}: IP + UDP + rxe headers subtracted from the netdev MTU. */
-    static final int MAX_HDR_LENGTH = 80;
     static final int PSN_MASK = 0xffffff;
-    /** Room for the GRH at the start of a UD receive buffer. */
-    static final int GRH_BYTES = 40;
 
     private RxeParams() {
     }

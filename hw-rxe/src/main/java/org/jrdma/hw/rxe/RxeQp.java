@@ -23,14 +23,6 @@ import io.netty.buffer.ByteBuf;
  * {@link #scheduled} is touched only by the device's engine thread with {@link #exec} held.
  */
 public final class RxeQp extends RvtQp {
-    /** WQE states ({@code enum wqe_state}), in {@link RxeSendWqe#state}. */
-    static final byte WQE_POSTED = 0;
-    static final byte WQE_PENDING = 1;
-    static final byte WQE_DONE = 2;
-    static final byte WQE_ERROR = 3;
-    /** Some packets sent, not the last. */
-    static final byte WQE_PROCESSING = 4;
-
     final RxeDevice rxe;
     final AtomicBoolean scheduled = new AtomicBoolean();
     final Runnable task;
@@ -53,11 +45,8 @@ public final class RxeQp extends RvtQp {
     boolean needRetry;
     /** The next retry follows a timeout: it starts with a probe (see RxeRequester.retry). */
     boolean probeOnRetry;
-    /** PROBE_NONE, PROBE_SEND (the next packet is the probe), PROBE_WAIT (sent; hold until a response). */
-    int probe;
-    static final int PROBE_NONE = 0;
-    static final int PROBE_SEND = 1;
-    static final int PROBE_WAIT = 2;
+    /** The retry probe's state (see RxeRequester.retry). */
+    RxeProbe probe = RxeProbe.NONE;
     boolean waitRnr;
     /** A WQE failed locally ({@code qp->req.state = QP_STATE_ERROR}): nothing more is sent. */
     boolean reqStopped;
@@ -193,7 +182,7 @@ public final class RxeQp extends RvtQp {
         reqOpcode = -1;
         pktsSinceAckReq = 0;
         needRetry = waitRnr = reqStopped = probeOnRetry = false;
-        probe = PROBE_NONE;
+        probe = RxeProbe.NONE;
         compOpcode = -1;
         startedRetry = timeoutFired = false;
         retryBackoff = 0;

@@ -39,8 +39,12 @@ final class RxeRequester {
     private final Segments local = new Segments(33);
     private final RxeGather gatherer = new RxeGather();
 
-    RxeRequester(RxeDevice dev) {
+    /** What this role sends goes out through {@code xmit} (this thread's transmit step). */
+    private final RxeXmit xmit;
+
+    RxeRequester(RxeDevice dev, RxeXmit xmit) {
         this.dev = dev;
+        this.xmit = xmit;
     }
 
     /** One pass; true if anything was sent or changed. */
@@ -53,19 +57,19 @@ final class RxeRequester {
         if (qp.needRetry && !qp.waitRnr) {
             retry(qp);
             qp.needRetry = false;
-            qp.probe = qp.probeOnRetry && probeable(qp) ? RxeQp.PROBE_SEND : RxeQp.PROBE_NONE;
+            qp.probe = qp.probeOnRetry && probeable(qp) ? RxeProbe.SEND : RxeProbe.NONE;
             qp.probeOnRetry = false;
             progress = true;
         }
         if (qp.waitRnr || qp.reqStopped) {
             return progress;
         }
-        for (int n = 0; n < 64 && !qp.reqStopped && qp.probe != RxeQp.PROBE_WAIT; n++) {
+        for (int n = 0; n < 64 && !qp.reqStopped && qp.probe != RxeProbe.WAIT; n++) {
             RxeSendWqe w = qp.wqe(qp.reqIdx);
             if (w == null) {
                 break;
             }
-            if (w.state != RxeQp.WQE_POSTED && w.state != RxeQp.WQE_PROCESSING) {
+            if (w.state != RxeWqeState.POSTED && w.state != RxeWqeState.PROCESSING) {
                 qp.reqIdx++;
                 continue;
             }
@@ -76,7 +80,7 @@ final class RxeRequester {
                 }
                 WcStatus r = RucLoopback.executeLocal(qp, w);
                 w.status(r);
-                w.state = r == WcStatus.SUCCESS ? RxeQp.WQE_DONE : RxeQp.WQE_ERROR;
+                w.state = r == WcStatus.SUCCESS ? RxeWqeState.DONE : RxeWqeState.ERROR;
                 qp.reqIdx++;
                 qp.reqStopped = r != WcStatus.SUCCESS;
                 progress = true;
@@ -103,7 +107,7 @@ final class RxeRequester {
         int n = 0;
         for (int i = 0; i < qp.reqIdx; i++) {
             RxeSendWqe w = qp.wqe(i);
-            if (w != null && w.state == RxeQp.WQE_PENDING && WrOpcodeTable.isReadOrAtomic(w.opcode())) {
+            if (w != null && w.state == RxeWqeState.PENDING && WrOpcodeTable.isReadOrAtomic(w.opcode())) {
                 n++;
             }
         }
@@ -137,10 +141,10 @@ final class RxeRequester {
             if (w == null) {
                 break;
             }
-            if (w.state == RxeQp.WQE_POSTED) {
+            if (w.state == RxeWqeState.POSTED) {
                 break;
             }
-            if (w.state != RxeQp.WQE_PENDING && w.state != RxeQp.WQE_PROCESSING) {
+            if (w.state != RxeWqeState.PENDING && w.state != RxeWqeState.PROCESSING) {
                 continue;
             }
             w.offset = 0;
@@ -154,15 +158,14 @@ final class RxeRequester {
                     } else if (!WrOpcodeTable.isAtomic(op)) {
                         w.offset = (int) Math.min((long) npsn * mtu, w.totalLength());
                         // continue the message: the next packet is a MIDDLE or LAST
-                        boolean send = op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM
-                                || op == WrOpcode.SEND_WITH_INV;
+                        boolean send = (WrOpcodeTable.mask(op) & WrOpcodeTable.WR_SEND_MASK) != 0;
                         int base = qp.type == QpType.UC ? 0x20 : 0;
                         qp.reqOpcode = base + (send ? RxeOpcode.RC_SEND_MIDDLE.value()
                                 : RxeOpcode.RC_RDMA_WRITE_MIDDLE.value());
                     }
                 }
             }
-            w.state = RxeQp.WQE_POSTED;
+            w.state = RxeWqeState.POSTED;
         }
     }
 
@@ -224,72 +227,124 @@ final class RxeRequester {
 
     private void fail(RxeQp qp, RxeSendWqe w, WcStatus status) {
         w.status(status);
-        w.state = RxeQp.WQE_ERROR;
+        w.state = RxeWqeState.ERROR;
         qp.reqIdx++;
         qp.reqStopped = true;
     }
 
-    private void sendPacket(RxeQp qp, RxeSendWqe w) {
-        WrOpcode op = w.opcode();
-        boolean rdAtomic = WrOpcodeTable.isReadOrAtomic(op);
-        int mtu = qp.isDatagram() ? dev.activeMtu.bytes() : dev.mtu(qp);
-        // the requester's own memory: checked before anything leaves
-        if (!w.isInline()) {
-            int need = rdAtomic ? Access.LOCAL_WRITE : 0;
-            MemError e = local.resolveLocal(dev.keys, qp.pd, w, need);
-            if (e != MemError.NONE) {
-                fail(qp, w, WcStatus.LOC_PROT_ERR);
-                return;
-            }
-        }
-        InetAddress dst;
+    /**
+     * What {@code rxe_req.c} keeps in its {@code struct rxe_pkt_info} and locals while one packet is made: filled by
+     * {@link #initPacket}, read by the steps after it. One per requester (per thread), reused: nothing is allocated
+     * per packet but the buffer.
+     */
+    private static final class Pkt {
         InetAddress src;
+        InetAddress dst;
         int dqpn;
+        RxeOpcode opcode;
+        int psn;
+        /** Payload bytes in this packet, and bytes of the message left from its start. */
+        int payload;
+        long resid;
+        boolean last;
+        boolean ackReq;
+        /** The payload stays in the memory region ({@link RxeGather}); {@link #buf} is the head. */
+        boolean gather;
+        ByteBuf buf;
+    }
+
+    private final Pkt pkt = new Pkt();
+
+    /**
+     * Sends the next packet of {@code w} ({@code rxe_requester}'s body after the checks): the memory and the
+     * address, then {@code init_req_packet}, {@code finish_packet}, {@code update_wqe_psn}, {@code
+     * update_wqe_state}, {@code update_state}, and the transmit step. A WQE that fails a check completes in error
+     * and stops the requester.
+     */
+    private void sendPacket(RxeQp qp, RxeSendWqe w) {
+        int mtu = qp.isDatagram() ? dev.activeMtu.bytes() : dev.mtu(qp);
+        Pkt p = pkt;
+        WcStatus bad = checkLocal(qp, w);
+        if (bad == WcStatus.SUCCESS) {
+            bad = resolveAv(qp, w, p);
+        }
+        if (bad != WcStatus.SUCCESS) {
+            fail(qp, w, bad);
+            return;
+        }
+        initPacket(qp, w, p, mtu);
+        finishPacket(w, p);
+        updateWqePsn(qp, w, p, mtu);
+        updateWqeState(qp, w, p);
+        updateState(qp, p);
+        dev.counters.inc(RxeCounter.RDMA_SENDS);
+        ByteBuf b = p.buf;
+        p.buf = null;
+        if (p.gather) {
+            try {
+                xmit.sendGathered(p.src, p.dst, qp.srcPort, b, p.opcode.length(), gatherer);
+            } finally {
+                gatherer.clear();
+            }
+        } else {
+            xmit.send(p.src, p.dst, qp.srcPort, b);
+        }
+    }
+
+    /** The requester's own memory: checked before anything leaves ({@code rxe_requester}'s {@code copy_data} errors). */
+    private WcStatus checkLocal(RxeQp qp, RxeSendWqe w) {
+        if (w.isInline()) {
+            return WcStatus.SUCCESS;
+        }
+        int need = WrOpcodeTable.isReadOrAtomic(w.opcode()) ? Access.LOCAL_WRITE : 0;
+        return local.resolveLocal(dev.keys, qp.pd, w, need) == MemError.NONE ? WcStatus.SUCCESS : WcStatus.LOC_PROT_ERR;
+    }
+
+    /** {@code rxe_get_av}: the addresses and destination QP, from the WR's AH (UD) or the QP's path (RC, UC). */
+    private WcStatus resolveAv(RxeQp qp, RxeSendWqe w, Pkt p) {
         if (qp.isDatagram()) {
             AhAttr ah = w.ahAttr();
             if (ah == null || ah.grh() == null) {
-                fail(qp, w, WcStatus.LOC_QP_OP_ERR);
-                return;
+                return WcStatus.LOC_QP_OP_ERR;
             }
-            dst = ah.grh().dgid().toInetAddress();
-            src = dev.sourceAddress(ah.grh().sgidIndex());
-            dqpn = w.remoteQpn();
+            p.dst = ah.grh().dgid().toInetAddress();
+            p.src = dev.sourceAddress(ah.grh().sgidIndex());
+            p.dqpn = w.remoteQpn();
         } else {
             if (qp.dstAddr == null) {
-                fail(qp, w, WcStatus.LOC_QP_OP_ERR);
-                return;
+                return WcStatus.LOC_QP_OP_ERR;
             }
-            dst = qp.dstAddr;
-            src = qp.srcAddr;
-            dqpn = qp.destQpn();
+            p.dst = qp.dstAddr;
+            p.src = qp.srcAddr;
+            p.dqpn = qp.destQpn();
         }
-        long total = w.totalLength();
-        long resid = total - w.offset;
-        int payload = rdAtomic ? 0 : (int) Math.min(resid, mtu);
-        boolean last = rdAtomic || resid <= mtu;
-        RxeOpcode opc = nextOpcode(qp, w, last);
-        int psn = qp.reqPsn;
-        boolean ackReq = false;
-        if (qp.type == QpType.RC) {
-            qp.pktsSinceAckReq++;
-            if (qp.probe == RxeQp.PROBE_SEND) {
-                qp.probe = RxeQp.PROBE_WAIT;
-                ackReq = true;
-                qp.pktsSinceAckReq = 0;
-            } else if (last || qp.pktsSinceAckReq >= RxeParams.MAX_PKT_PER_ACK) {
-                ackReq = true;
-                qp.pktsSinceAckReq = 0;
-            }
-        }
+        return WcStatus.SUCCESS;
+    }
+
+    /**
+     * {@code init_req_packet}: the packet's opcode, PSN, size and AckReq, its buffer (or the head of a gathered one),
+     * and its headers (BTH, RETH, ImmDt, IETH, DETH, AtomicETH).
+     */
+    private void initPacket(RxeQp qp, RxeSendWqe w, Pkt p, int mtu) {
+        WrOpcode op = w.opcode();
+        boolean rdAtomic = WrOpcodeTable.isReadOrAtomic(op);
+        p.resid = w.totalLength() - w.offset;
+        p.payload = rdAtomic ? 0 : (int) Math.min(p.resid, mtu);
+        p.last = rdAtomic || p.resid <= mtu;
+        RxeOpcode opc = nextOpcode(qp, w, p.last);
+        p.opcode = opc;
+        p.psn = qp.reqPsn;
+        p.ackReq = ackReq(qp, p.last);
         // a large payload in one direct segment stays in the region: the wire gathers it (RxeGather)
-        boolean gather = payload >= RxeGather.MIN_PAYLOAD && RxeGather.ENABLED && !w.isInline() && dev.wire.gathers()
-                && gatherer.find(local, w.offset, payload);
-        ByteBuf b = gather ? dev.allocHead(opc, payload) : dev.allocPacket(opc, payload);
-        boolean se = last && (w.sendFlags() & SendFlags.SOLICITED) != 0 && opc.is(RxeMask.COMP);
-        Bth.encode(b, 0, opc.value(), se, false, org.jrdma.hw.rxe.wire.RxeWire.padFor(payload), 0xffff, dqpn,
-                ackReq, psn);
+        p.gather = p.payload >= RxeGather.MIN_PAYLOAD && RxeGather.ENABLED && !w.isInline() && dev.wire.gathers()
+                && gatherer.find(local, w.offset, p.payload);
+        ByteBuf b = p.gather ? xmit.head(opc, p.payload) : xmit.packet(opc, p.payload);
+        p.buf = b;
+        boolean se = p.last && (w.sendFlags() & SendFlags.SOLICITED) != 0 && opc.is(RxeMask.COMP);
+        Bth.encode(b, 0, opc.value(), se, false, org.jrdma.hw.rxe.wire.RxeWire.padFor(p.payload), 0xffff, p.dqpn,
+                p.ackReq, p.psn);
         if (opc.is(RxeMask.RETH)) {
-            Reth.encode(b, opc.rethOffset(), w.remoteAddr() + w.offset, w.rkey(), (int) resid);
+            Reth.encode(b, opc.rethOffset(), w.remoteAddr() + w.offset, w.rkey(), (int) p.resid);
         }
         if (opc.is(RxeMask.IMMDT)) {
             ImmDt.encode(b, opc.immdtOffset(), w.immData());
@@ -308,46 +363,75 @@ final class RxeRequester {
                 AtomicEth.encode(b, opc.atmethOffset(), w.remoteAddr(), w.rkey(), w.compareAdd(), 0);
             }
         }
-        if (payload > 0 && !gather) {
+    }
+
+    /**
+     * RC: whether this packet asks for an ACK: the retry probe, the last packet of a message, and at least every
+     * {@link RxeParams#MAX_PKT_PER_ACK} packets.
+     */
+    private static boolean ackReq(RxeQp qp, boolean last) {
+        if (qp.type != QpType.RC) {
+            return false;
+        }
+        qp.pktsSinceAckReq++;
+        if (qp.probe == RxeProbe.SEND) {
+            qp.probe = RxeProbe.WAIT;
+        } else if (!last && qp.pktsSinceAckReq < RxeParams.MAX_PKT_PER_ACK) {
+            return false;
+        }
+        qp.pktsSinceAckReq = 0;
+        return true;
+    }
+
+    /** {@code finish_packet}: the payload into the packet (a gathered packet's stays in the region). */
+    private void finishPacket(RxeSendWqe w, Pkt p) {
+        if (p.payload > 0 && !p.gather) {
             if (w.isInline()) {
-                RxeCopy.toPacket(w.inlineData(), w.offset, b, opc.length(), payload);
+                RxeCopy.toPacket(w.inlineData(), w.offset, p.buf, p.opcode.length(), p.payload);
             } else {
-                RxeCopy.toPacket(local, w.offset, b, opc.length(), payload);
+                RxeCopy.toPacket(local, w.offset, p.buf, p.opcode.length(), p.payload);
             }
         }
+    }
+
+    /**
+     * {@code update_wqe_psn}: the WQE's first and last PSN when its first packet goes, the requester's next PSN (a
+     * READ request covers the PSNs of all its responses) and the bytes sent.
+     */
+    private static void updateWqePsn(RxeQp qp, RxeSendWqe w, Pkt p, int mtu) {
+        WrOpcode op = w.opcode();
+        long total = w.totalLength();
         if (!w.started) {
             w.started = true;
-            w.firstPsn = psn;
+            w.firstPsn = p.psn;
             long pkts = WrOpcodeTable.isAtomic(op) ? 1 : Math.max(1, (total + mtu - 1) / mtu);
-            w.lastPsn = psnAdd(psn, (int) pkts - 1);
+            w.lastPsn = psnAdd(p.psn, (int) pkts - 1);
         }
         if (op == WrOpcode.RDMA_READ) {
-            long pkts = Math.max(1, (resid + mtu - 1) / mtu);
-            qp.reqPsn = psnAdd(psn, (int) pkts);
+            long pkts = Math.max(1, (p.resid + mtu - 1) / mtu);
+            qp.reqPsn = psnAdd(p.psn, (int) pkts);
             w.offset = (int) total;
         } else {
-            qp.reqPsn = psnAdd(psn, 1);
-            w.offset += payload;
+            qp.reqPsn = psnAdd(p.psn, 1);
+            w.offset += p.payload;
         }
-        qp.reqOpcode = opc.value();
-        if (last) {
-            w.state = qp.type == QpType.RC ? RxeQp.WQE_PENDING : RxeQp.WQE_DONE;
+    }
+
+    /** {@code update_wqe_state}: after its last packet an RC WQE waits for its ACK, others are done. */
+    private static void updateWqeState(RxeQp qp, RxeSendWqe w, Pkt p) {
+        if (p.last) {
+            w.state = qp.type == QpType.RC ? RxeWqeState.PENDING : RxeWqeState.DONE;
             qp.reqIdx++;
         } else {
-            w.state = RxeQp.WQE_PROCESSING;
+            w.state = RxeWqeState.PROCESSING;
         }
+    }
+
+    /** {@code update_state}: the opcode the next packet continues from, and the retransmit timer (RC). */
+    private static void updateState(RxeQp qp, Pkt p) {
+        qp.reqOpcode = p.opcode.value();
         if (qp.type == QpType.RC && qp.retransDeadline == 0 && qp.timeout() != 0) {
             qp.retransDeadline = System.nanoTime() + Timers.ackTimeoutNanos(qp.timeout());
-        }
-        dev.counters.inc(RxeCounter.RDMA_SENDS);
-        if (gather) {
-            try {
-                dev.xmitGathered(src, dst, qp.srcPort, b, opc.length(), gatherer);
-            } finally {
-                gatherer.clear();
-            }
-        } else {
-            dev.xmit(src, dst, qp.srcPort, b);
         }
     }
 }

@@ -43,10 +43,14 @@ final class RxeResponder {
     private final Segments rd = new Segments(2);
     private final WorkCompletion wc = new WorkCompletion();
     /** Scratch for a UD receive's GRH. */
-    private final ByteBuf grh = io.netty.buffer.Unpooled.buffer(RxeParams.GRH_BYTES, RxeParams.GRH_BYTES);
+    private final ByteBuf grh = io.netty.buffer.Unpooled.buffer(RxeGrh.BYTES, RxeGrh.BYTES);
 
-    RxeResponder(RxeDevice dev) {
+    /** What this role sends goes out through {@code xmit} (this thread's transmit step). */
+    private final RxeXmit xmit;
+
+    RxeResponder(RxeDevice dev, RxeXmit xmit) {
         this.dev = dev;
+        this.xmit = xmit;
     }
 
     boolean run(RxeQp qp) {
@@ -78,7 +82,6 @@ final class RxeResponder {
 
     private void process(RxeQp qp, RxePacket p) {
         State state = State.CHK_PSN;
-        boolean rc = qp.type == QpType.RC;
         while (true) {
             switch (state) {
                 case CHK_PSN -> state = checkPsn(qp, p);
@@ -88,48 +91,10 @@ final class RxeResponder {
                 case CHK_LENGTH -> state = checkLength(qp, p);
                 case CHK_RKEY -> state = checkRkey(qp, p);
                 case EXECUTE -> state = execute(qp, p);
-                case READ_REPLY -> {
-                    // rxe counts the read in execute(), before replying: its responses carry the new MSN
-                    qp.respMsn = psnAdd(qp.respMsn, 1);
-                    RxeQp.Replay r = qp.replay();
-                    int slot = r.readNext;
-                    r.readNext = (slot + 1) % r.readPsn.length;
-                    r.readPsn[slot] = p.psn();
-                    r.readNpsn[slot] = readPackets(qp, rd.total());
-                    readReply(qp, p.psn(), rd, rd.total(), false);
-                    state = State.CLEANUP;
-                }
-                case ATOMIC_REPLY -> {
-                    long orig;
-                    synchronized (ATOMICS) {
-                        orig = rd.getLong();
-                        if (p.opcode() == RxeOpcode.RC_FETCH_ADD) {
-                            rd.putLong(orig + p.atmethSwapAdd());
-                        } else if (orig == p.atmethComp()) {
-                            rd.putLong(p.atmethSwapAdd());
-                        }
-                    }
-                    RxeQp.Replay r = qp.replay();
-                    int slot = r.atomicNext;
-                    r.atomicNext = (slot + 1) % r.atomicPsn.length;
-                    r.atomicPsn[slot] = p.psn();
-                    r.atomicOrig[slot] = orig;
-                    r.atomicValid[slot] = true;
-                    qp.respMsn = psnAdd(qp.respMsn, 1);
-                    sendAtomicAck(qp, p.psn(), orig);
-                    state = State.CLEANUP;
-                }
+                case READ_REPLY -> state = readReply(qp, p);
+                case ATOMIC_REPLY -> state = atomicReply(qp, p);
                 case COMPLETE -> state = complete(qp, p);
-                case ACKNOWLEDGE -> {
-                    if (rc) {
-                        if (p.ackReq()) {
-                            sendAck(qp, Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), p.psn());
-                        } else {
-                            dev.counters.inc(RxeCounter.ACK_DEFERRED);
-                        }
-                    }
-                    state = State.CLEANUP;
-                }
+                case ACKNOWLEDGE -> state = acknowledge(qp, p);
                 case DUPLICATE_REQUEST -> {
                     duplicate(qp, p);
                     state = State.CLEANUP;
@@ -175,6 +140,58 @@ final class RxeResponder {
                 default -> throw new IllegalStateException(state.name());
             }
         }
+    }
+
+    /**
+     * {@code read_reply}'s first pass: counts the READ (rxe does it in execute(), before replying: its responses
+     * carry the new MSN), keeps it for a duplicate's replay, sends the responses.
+     */
+    private State readReply(RxeQp qp, RxePacket p) {
+        qp.respMsn = psnAdd(qp.respMsn, 1);
+        RxeQp.Replay r = qp.replay();
+        int slot = r.readNext;
+        r.readNext = (slot + 1) % r.readPsn.length;
+        r.readPsn[slot] = p.psn();
+        r.readNpsn[slot] = readPackets(qp, rd.total());
+        sendReadResponses(qp, p.psn(), rd, rd.total(), false);
+        return State.CLEANUP;
+    }
+
+    /**
+     * {@code atomic_reply}: the atomic on the target (one lock for all QPs, so no two atomics interleave), the
+     * original value kept for a duplicate's replay, the atomic ACK.
+     */
+    private State atomicReply(RxeQp qp, RxePacket p) {
+        long orig;
+        synchronized (ATOMICS) {
+            orig = rd.getLong();
+            if (p.opcode() == RxeOpcode.RC_FETCH_ADD) {
+                rd.putLong(orig + p.atmethSwapAdd());
+            } else if (orig == p.atmethComp()) {
+                rd.putLong(p.atmethSwapAdd());
+            }
+        }
+        RxeQp.Replay r = qp.replay();
+        int slot = r.atomicNext;
+        r.atomicNext = (slot + 1) % r.atomicPsn.length;
+        r.atomicPsn[slot] = p.psn();
+        r.atomicOrig[slot] = orig;
+        r.atomicValid[slot] = true;
+        qp.respMsn = psnAdd(qp.respMsn, 1);
+        sendAtomicAck(qp, p.psn(), orig);
+        return State.CLEANUP;
+    }
+
+    /** {@code acknowledge}: RC ACKs a request that asks for it; the others are counted as deferred. */
+    private State acknowledge(RxeQp qp, RxePacket p) {
+        if (qp.type == QpType.RC) {
+            if (p.ackReq()) {
+                sendAck(qp, Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), p.psn());
+            } else {
+                dev.counters.inc(RxeCounter.ACK_DEFERRED);
+            }
+        }
+        return State.CLEANUP;
     }
 
     /** RC: NAK and the QP goes to ERR; UC and UD: the message is dropped. */
@@ -293,13 +310,13 @@ final class RxeResponder {
                     return State.ERR_REMOTE_OP;
                 }
                 if (qp.isDatagram()) {
-                    if (qp.respSegs.total() < RxeParams.GRH_BYTES) {
+                    if (qp.respSegs.total() < RxeGrh.BYTES) {
                         return State.ERR_LENGTH;
                     }
                     // rxe_send_data_in: the IP header goes in front of the payload (see RxeGrh)
                     RxeGrh.write(grh, 0, qp.reqPkts.src(), qp.reqPkts.dst(), p.length());
-                    RxeCopy.fromPacket(grh, 0, qp.respSegs, 0, RxeParams.GRH_BYTES);
-                    qp.respSegs.skip(RxeParams.GRH_BYTES);
+                    RxeCopy.fromPacket(grh, 0, qp.respSegs, 0, RxeGrh.BYTES);
+                    qp.respSegs.skip(RxeGrh.BYTES);
                 }
                 qp.respOffset = 0;
             }
@@ -424,7 +441,7 @@ final class RxeResponder {
         }
         long byteLen = p.has(RxeMask.WRITE) ? qp.respLength : qp.respOffset;
         if (datagram) {
-            byteLen += RxeParams.GRH_BYTES;
+            byteLen += RxeGrh.BYTES;
             flags |= WcFlags.GRH;
             wc.srcQp(p.dethSqp()).pkeyIndex(0);
         }
@@ -468,7 +485,7 @@ final class RxeResponder {
                     long len = p.rethLen() & 0xffffffffL;
                     if (rd.resolveRemote(dev.keys, qp, p.rethVa(), len, p.rethRkey(),
                             Access.REMOTE_READ) == MemError.NONE) {
-                        readReply(qp, p.psn(), rd, len, p.psn() != r.readPsn[i]);
+                        sendReadResponses(qp, p.psn(), rd, len, p.psn() != r.readPsn[i]);
                     }
                     return;
                 }
@@ -487,19 +504,19 @@ final class RxeResponder {
 
     private void sendAck(RxeQp qp, int syndrome, int psn) {
         RxeOpcode op = RxeOpcode.RC_ACKNOWLEDGE;
-        ByteBuf b = dev.allocPacket(op, 0);
+        ByteBuf b = xmit.packet(op, 0);
         Bth.encode(b, 0, op.value(), false, false, 0, 0xffff, qp.destQpn(), false, psn);
         Aeth.encode(b, op.aethOffset(), syndrome, qp.respMsn);
-        dev.xmit(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
+        xmit.sendAck(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
     }
 
     private void sendAtomicAck(RxeQp qp, int psn, long orig) {
         RxeOpcode op = RxeOpcode.RC_ATOMIC_ACKNOWLEDGE;
-        ByteBuf b = dev.allocPacket(op, 0);
+        ByteBuf b = xmit.packet(op, 0);
         Bth.encode(b, 0, op.value(), false, false, 0, 0xffff, qp.destQpn(), false, psn);
         Aeth.encode(b, op.aethOffset(), Aeth.ackSyndrome(Aeth.ACK_UNLIMITED), qp.respMsn);
         AtomicAckEth.encode(b, op.atmackOffset(), orig);
-        dev.xmit(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
+        xmit.send(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
     }
 
     private int readPackets(RxeQp qp, long len) {
@@ -511,7 +528,7 @@ final class RxeResponder {
      * {@code read_reply}: the responses of a read of {@code len} bytes of {@code src}, from {@code psn}; a
      * {@code replay} from inside an earlier READ has no FIRST/ONLY (MIDDLE.. LAST).
      */
-    private void readReply(RxeQp qp, int psn, Segments src, long len, boolean replay) {
+    private void sendReadResponses(RxeQp qp, int psn, Segments src, long len, boolean replay) {
         int mtu = dev.mtu(qp);
         int pkts = readPackets(qp, len);
         for (int i = 0; i < pkts; i++) {
@@ -520,7 +537,7 @@ final class RxeResponder {
             boolean end = i == pkts - 1;
             RxeOpcode op = start ? (end ? RxeOpcode.RC_RDMA_READ_RESPONSE_ONLY : RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST)
                     : end ? RxeOpcode.RC_RDMA_READ_RESPONSE_LAST : RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE;
-            ByteBuf b = dev.allocPacket(op, payload);
+            ByteBuf b = xmit.packet(op, payload);
             Bth.encode(b, 0, op.value(), false, false, org.jrdma.hw.rxe.wire.RxeWire.padFor(payload), 0xffff,
                     qp.destQpn(), false, psnAdd(psn, i));
             if (op.is(RxeMask.AETH)) {
@@ -529,7 +546,7 @@ final class RxeResponder {
             if (payload > 0) {
                 RxeCopy.toPacket(src, (long) i * mtu, b, op.length(), payload);
             }
-            dev.xmit(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
+            xmit.send(qp.srcAddr, qp.dstAddr, qp.srcPort, b);
         }
     }
 }

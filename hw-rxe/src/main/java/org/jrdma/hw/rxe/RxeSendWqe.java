@@ -11,15 +11,14 @@ import org.jrdma.sw.rdmavt.SendWqe;
 final class RxeSendWqe extends SendWqe {
     private static final WcStatus[] STATUS = WcStatus.values();
 
-    /** {@link RxeQp#WQE_POSTED} .. {@link RxeQp#WQE_PROCESSING}. */
-    byte state;
+    RxeWqeState state = RxeWqeState.POSTED;
     /** Its first packet went out (first and last PSN are set). */
     boolean started;
     int firstPsn;
     int lastPsn;
     /** Bytes of the message sent so far (requester); a message is at most 2^31 - 1 bytes. */
     int offset;
-    /** The ordinal of the WcStatus a WQE_DONE or WQE_ERROR WQE completes with. */
+    /** The ordinal of the WcStatus a DONE or ERROR WQE completes with. */
     private byte status;
 
     RxeSendWqe(int maxSge, int maxInline) {
@@ -32,7 +31,7 @@ final class RxeSendWqe extends SendWqe {
     }
 
     void reset() {
-        state = RxeQp.WQE_POSTED;
+        state = RxeWqeState.POSTED;
         firstPsn = lastPsn = 0;
         started = false;
         offset = 0;

@@ -5,10 +5,11 @@ import java.net.InetAddress;
 import io.netty.buffer.ByteBuf;
 
 /**
- * What an {@link RxeDevice} sends through: a UDP/IP transport to port 4791 (later Netty; for tests
- * {@link InMemoryWire}). The device hands over complete UDP payloads (BTH .. ICRC, the ICRC computed for
- * {@code src}, {@code dst}, {@code srcPort} and IPv4 ID 0); the wire adds UDP/IP and calls
- * {@link RxeDevice#rcv} at the destination, never re-entrantly from {@code send}.
+ * What an {@link RxeDevice} sends through: a UDP/IP transport to port 4791 ({@code NettyWire}; for tests
+ * {@link InMemoryWire}). The device's transmit step ({@link RxeXmit}) hands over complete UDP payloads (BTH .. ICRC,
+ * the ICRC computed for {@code src}, {@code dst}, {@code srcPort} and IPv4 ID 0), each once; the wire only moves
+ * them as datagrams (adds UDP/IP) and calls {@link RxeDevice#rcv} at the destination, never re-entrantly from
+ * {@code send}.
  */
 public interface RxeWire {
     /**
@@ -20,6 +21,16 @@ public interface RxeWire {
      * @param srcPort the UDP source port
      */
     void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet);
+
+    /**
+     * Sends a pure ACK or NAK ({@code RC_ACKNOWLEDGE}, the responder's), which may leave later than packets sent
+     * after it (IBA allows it: a later response acknowledges everything before it). NettyWire's receive thread holds
+     * such ACKs until the datagram in hand is handled, so the answer a completion handler posts leaves first.
+     * Default: {@link #send}.
+     */
+    default void sendAck(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet) {
+        send(from, src, dst, srcPort, packet);
+    }
 
     /**
      * Whether this wire sends gathered packets ({@link #sendGathered}) without joining them first: the requester
@@ -43,12 +54,12 @@ public interface RxeWire {
     }
 
     /**
-     * The UDP source port the wire really sends from when the engine asks for {@code requested} (the per-QP
-     * flow port). The ICRC covers the UDP header, so the device computes it with this port. Default: the
-     * requested port (InMemoryWire); a socket wire bound to 4791 returns 4791.
+     * The UDP source port every packet of this wire leaves from, or 0: the per-QP flow port the device chooses. The
+     * ICRC covers the UDP header, so the device's transmit step ({@link RxeXmit}) computes it with this port; it asks
+     * once. Default 0 (InMemoryWire); a socket wire bound to 4791 returns 4791.
      */
-    default int udpSourcePort(int requested) {
-        return requested;
+    default int sourcePort() {
+        return 0;
     }
 
     /**

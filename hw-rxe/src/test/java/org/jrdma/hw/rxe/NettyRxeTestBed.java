@@ -36,7 +36,7 @@ final class NettyRxeTestBed extends AbstractRxeTestBed {
 
     @Override
     protected RxeWire wireFor(long mac) {
-        return new NettyWire(transport, NettyWire.ROCE_PORT, "t" + mac);
+        return new NettyWire(transport, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "t" + mac);
     }
 
     @Override

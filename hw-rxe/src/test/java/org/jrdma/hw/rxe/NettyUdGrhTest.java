@@ -67,8 +67,8 @@ class NettyUdGrhTest {
     void udReceiveBeginsWithTheIpv4HeaderOfTheDatagram() throws Exception {
         IbCore core = IbCore.newInstance();
         String net = NettyRxeTestBed.randomLoopbackNet();
-        NettyWire wa = new NettyWire(NettyWire.Transport.AUTO, NettyWire.ROCE_PORT, "uda");
-        NettyWire wb = new NettyWire(NettyWire.Transport.AUTO, NettyWire.ROCE_PORT, "udb");
+        NettyWire wa = new NettyWire(NettyWire.Transport.AUTO, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "uda");
+        NettyWire wb = new NettyWire(NettyWire.Transport.AUTO, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "udb");
         RxeDevice ra = new RxeDevice("rxe%d", List.of(InetAddress.getByName(net + "1")), 1500, 0x02_00_00_00_00_0aL, wa);
         RxeDevice rb = new RxeDevice("rxe%d", List.of(InetAddress.getByName(net + "2")), 1500, 0x02_00_00_00_00_0bL, wb);
         try {

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 import org.jrdma.hw.rxe.net.NettyWire;
+import org.jrdma.hw.rxe.net.RxeNetCounter;
 import org.jrdma.hw.rxe.net.RxeNetIcrc;
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AhAttr;
@@ -95,8 +96,8 @@ class NettyWireRcTest {
                 java.util.concurrent.locks.LockSupport.parkNanos(20_000);
             }
             throw new AssertionError("no completion on " + dev.name() + " within " + ms + " ms; a: " + ra.counters()
-                    + " | b: " + rb.counters() + " | wire a sent " + wa.sent + " rcvd " + wa.received + " | wire b sent "
-                    + wb.sent + " rcvd " + wb.received);
+                    + " | b: " + rb.counters() + " | wire a sent " + wa.counter(RxeNetCounter.SENT) + " rcvd " + wa.counter(RxeNetCounter.RECEIVED) + " | wire b sent "
+                    + wb.counter(RxeNetCounter.SENT) + " rcvd " + wb.counter(RxeNetCounter.RECEIVED));
         }
 
         void destroy() {
@@ -122,8 +123,8 @@ class NettyWireRcTest {
                 || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available");
         core = IbCore.newInstance();
         String net = NettyRxeTestBed.randomLoopbackNet();
-        wa = new NettyWire(t, NettyWire.ROCE_PORT, "a");
-        wb = new NettyWire(t, NettyWire.ROCE_PORT, "b");
+        wa = new NettyWire(t, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "a");
+        wb = new NettyWire(t, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "b");
         assertEquals(t == NettyWire.Transport.EPOLL, wa.isEpoll());
         ra = new RxeDevice("rxe%d", List.of(InetAddress.getByName(net + "1")), netdevMtu, 0x02_00_00_00_00_01L, wa);
         rb = new RxeDevice("rxe%d", List.of(InetAddress.getByName(net + "2")), netdevMtu, 0x02_00_00_00_00_02L, wb);
@@ -210,7 +211,7 @@ class NettyWireRcTest {
         assertEquals(WcOpcode.RDMA_READ, r.opcode());
         assertEquals(len, r.byteLen());
         assertBytes(x.buf, 0, x.buf, MIB + 64, len);
-        assertTrue(wa.received.get() > 0 && wb.received.get() > 0, "packets went through the sockets");
+        assertTrue(wa.counter(RxeNetCounter.RECEIVED) > 0 && wb.counter(RxeNetCounter.RECEIVED) > 0, "packets went through the sockets");
         if (wa.isEpoll() || Runtime.version().feature() >= 19) {
             assertTrue(wa.dontFragment(ra.addresses().get(0)), "IPv4 sockets send with IP_PMTUDISC_DO (IP ID 0)");
         }
@@ -237,8 +238,8 @@ class NettyWireRcTest {
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
         System.out.println("NettyWire " + transport + ": 64 MiB RDMA WRITE in " + ms + " ms (" + (64_000 / Math.max(ms, 1))
-                + " MiB/s); a: " + ra.counters() + " | b: " + rb.counters() + " | wire a sent " + wa.sent + " errors "
-                + wa.sendErrors + " | wire b rcvd " + wb.received);
+                + " MiB/s); a: " + ra.counters() + " | b: " + rb.counters() + " | wire a sent " + wa.counter(RxeNetCounter.SENT) + " errors "
+                + wa.counter(RxeNetCounter.ERRORS) + " | wire b rcvd " + wb.counter(RxeNetCounter.RECEIVED));
     }
 
     /** IPv6: two QPs of one device on ::1 (the host has one IPv6 loopback address), SEND and READ over UDP/IPv6. */
@@ -249,7 +250,7 @@ class NettyWireRcTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(t != NettyWire.Transport.EPOLL
                 || io.netty.channel.epoll.Epoll.isAvailable(), "epoll not available");
         core = IbCore.newInstance();
-        wa = new NettyWire(t, NettyWire.ROCE_PORT, "v6");
+        wa = new NettyWire(t, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "v6");
         wb = wa;
         ra = new RxeDevice("rxe%d", List.of(InetAddress.getByName("::1")), 1500, 0x02_00_00_00_00_06L, wa);
         rb = ra;
@@ -278,6 +279,6 @@ class NettyWireRcTest {
         assertEquals(WcStatus.SUCCESS, x.next(10000).status());
         assertBytes(x.buf, 0, x.buf, MIB, len);
         assertEquals(0, ra.counters().get(RxeCounter.RCVD_ICRC_ERR));
-        assertTrue(wa.received.get() > 0);
+        assertTrue(wa.counter(RxeNetCounter.RECEIVED) > 0);
     }
 }

@@ -47,7 +47,7 @@ class RxeGatherTest {
             assertArrayEquals(c.bytes(), g.bytes(), "packet " + i);
             io.netty.buffer.ByteBuf w = Unpooled.wrappedBuffer(g.bytes());
             int len = g.bytes().length;
-            assertEquals(RxeDevice.compute(icrc, w, 0, len, g.src(), g.dst(), g.srcPort()), Icrc.stored(w, 0, len),
+            assertEquals(RxeXmit.icrc(icrc, w, 0, len, g.src(), g.dst(), g.srcPort()), Icrc.stored(w, 0, len),
                     "ICRC of packet " + i);
             p.decode(w);
             if (p.payloadLength() >= RxeGather.MIN_PAYLOAD) {

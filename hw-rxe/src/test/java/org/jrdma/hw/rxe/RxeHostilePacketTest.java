@@ -143,7 +143,7 @@ class RxeHostilePacketTest {
         byte[] good = writeOnly(s, PSN, 64);
         ByteBuf gb = wrap(good);
         org.jrdma.hw.rxe.wire.Icrc.store(gb, 0, good.length,
-                RxeDevice.compute(new org.jrdma.hw.rxe.wire.Icrc(), gb, 0, good.length, bed.peer, bed.local, SRC_PORT));
+                RxeXmit.icrc(new org.jrdma.hw.rxe.wire.Icrc(), gb, 0, good.length, bed.peer, bed.local, SRC_PORT));
         for (int len = 0; len < good.length; len++) {
             dropped(java.util.Arrays.copyOf(good, len), false);
         }
@@ -161,7 +161,7 @@ class RxeHostilePacketTest {
         byte[] b = writeOnly(s, PSN, 64);
         ByteBuf bb = wrap(b);
         org.jrdma.hw.rxe.wire.Icrc.store(bb, 0, b.length,
-                RxeDevice.compute(new org.jrdma.hw.rxe.wire.Icrc(), bb, 0, b.length, bed.peer, bed.local, SRC_PORT));
+                RxeXmit.icrc(new org.jrdma.hw.rxe.wire.Icrc(), bb, 0, b.length, bed.peer, bed.local, SRC_PORT));
         b[40] ^= 0x10;
         long icrc = bed.counter(RxeCounter.RCVD_ICRC_ERR);
         dropped(b, false);

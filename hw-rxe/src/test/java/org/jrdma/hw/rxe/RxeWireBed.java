@@ -252,7 +252,7 @@ final class RxeWireBed implements AutoCloseable {
         ByteBuf b = PooledByteBufAllocator.DEFAULT.heapBuffer(udpPayload.length);
         b.writeBytes(udpPayload);
         if (udpPayload.length >= Bth.BYTES + org.jrdma.hw.rxe.wire.RxeWire.ICRC_BYTES) {
-            Icrc.store(b, 0, b.writerIndex(), RxeDevice.compute(icrc, b, 0, b.writerIndex(), peer, local, srcPort));
+            Icrc.store(b, 0, b.writerIndex(), RxeXmit.icrc(icrc, b, 0, b.writerIndex(), peer, local, srcPort));
         }
         rxe.rcv(b, peer, local, srcPort);
     }

@@ -11,6 +11,12 @@ public final class WcFlags {
     public static final int WITH_VLAN = 1 << 5;
     public static final int WITH_NETWORK_HDR_TYPE = 1 << 6;
 
+    /**
+     * {@code sizeof(struct ib_grh)}: the bytes at the start of a UD receive buffer that hold the GRH (RoCEv2: the
+     * IPv6 header, or the IPv4 header after 20 zero bytes) whether or not the completion has {@link #GRH}.
+     */
+    public static final int GRH_BYTES = 40;
+
     private WcFlags() {
     }
 }

@@ -40,8 +40,8 @@ public final class RucLoopback {
 
     /** Every RDMA atomic of the JVM runs under this lock: atomic with respect to each other (ATOMIC_HCA). */
     private static final Object ATOMICS = new Object();
-    /** A UD receive buffer starts with room for the 40-byte GRH. */
-    static final int GRH_BYTES = 40;
+    /** A UD receive buffer starts with room for the GRH. */
+    private static final int GRH_BYTES = org.jrdma.ib.core.WcFlags.GRH_BYTES;
 
     private final Fabric fabric;
     private final Segments local;

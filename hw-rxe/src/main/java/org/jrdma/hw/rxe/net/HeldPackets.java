@@ -10,7 +10,7 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * Packets one thread holds back before sending them, each with its destination and the channel that sends
- * it: the receive thread's ACKs ({@link RecvLoop}) and the packets of a corked pass ({@code NettyWire.Cork}).
+ * it: the receive thread's ACKs ({@link RecvLoop}) and the packets of a corked pass ({@link Cork}).
  * Growable arrays, so holding a packet allocates nothing.
  *
  * <p>A packet may be gathered ({@link RxeGather}): its buffer then holds the headers (the first {@link #hdrLen}
@@ -104,7 +104,7 @@ final class HeldPackets<T> {
 
     /**
      * Whether packet {@code i} is an ACK the receive thread held and a pass's flush took along: it never shares a GSO
-     * datagram with the pass's own packets (see {@code NettyWire.Tx.sendRun}).
+     * datagram with the pass's own packets (see {@link ChannelTx#sendRun}).
      */
     boolean ack(int i) {
         return acks[i];

@@ -28,8 +28,9 @@ import io.netty.channel.unix.Socket;
  * ({@code RxeDevice.kick}), so an answer posted by a completion handler leaves by {@code sendto} before the
  * next datagram is read.
  *
- * <p><b>ACKs last.</b> Pure ACKs ({@code RC_ACKNOWLEDGE}, NAKs included) that the roles send while this thread
- * handles a datagram are held back and sent after it, so the request a handler posts in answer goes out first:
+ * <p><b>ACKs last.</b> Pure ACKs ({@code RC_ACKNOWLEDGE}, NAKs included: what the responder gives
+ * {@code RxeWire.sendAck}) that the roles send while this thread handles a datagram are held back and sent after
+ * it, so the request a handler posts in answer goes out first:
  * on a round trip the peer wakes for the answer, not for the ACK in front of it. ACKs of one QP keep their
  * order; a held ACK may reach the peer after a later response of its QP, which IBA allows (a later response
  * acknowledges everything before it; the completer drops the older ACK). They are flushed after every
@@ -102,7 +103,7 @@ final class RecvLoop implements Runnable {
     /** Only this thread touches it. */
     private Source[] sources = new Source[0];
     /** ACKs held back while a datagram is handled (this thread only; arrays, so holding allocates nothing). */
-    private final HeldPackets<NettyWire.Sender> held = new HeldPackets<>(ACK_BATCH);
+    private final HeldPackets<ChannelTx> held = new HeldPackets<>(ACK_BATCH);
     private ByteBuf spare;
     /** GRO: the buffer reads go into, from {@link #groOff} on (this thread only). */
     private ByteBuf groBuf;
@@ -166,7 +167,7 @@ final class RecvLoop implements Runnable {
     }
 
     /** Holds an ACK back until the datagram in hand is handled (called on this thread only). */
-    void hold(NettyWire.Sender tx, ByteBuf packet, InetAddress to) {
+    void hold(ChannelTx tx, ByteBuf packet, InetAddress to) {
         held.add(tx, packet, to);
     }
 
@@ -174,7 +175,7 @@ final class RecvLoop implements Runnable {
      * The ACKs held now (this thread only): with {@code acksWithPass} the wire takes them into the sendmmsg of a pass
      * that sends something while a datagram is handled, after the pass's packets ({@code NettyWire.uncork}).
      */
-    HeldPackets<NettyWire.Sender> held() {
+    HeldPackets<ChannelTx> held() {
         return held;
     }
 
@@ -280,7 +281,7 @@ final class RecvLoop implements Runnable {
             if (s.socket().isInputShutdown() || !s.socket().isOpen()) {
                 return false;
             }
-            wire.sendErrors.incrementAndGet();
+            wire.counters.inc(RxeNetCounter.ERRORS);
             LOG.log(System.Logger.Level.DEBUG, () -> "rxe: recvfrom on " + s.local() + ": " + e);
             return false;
         }
@@ -297,7 +298,7 @@ final class RecvLoop implements Runnable {
         } else {
             b.writerIndex(n);
         }
-        wire.received.incrementAndGet();
+        wire.counters.inc(RxeNetCounter.RECEIVED);
         s.rx().rcv(b, from.getAddress(), s.local(), from.getPort());
         return true;
     }
@@ -328,7 +329,7 @@ final class RecvLoop implements Runnable {
                 bounce = PacketPool.ALLOC.directBuffer(GRO_CHUNK, GRO_CHUNK);
             }
             groBuf = bounce; // its packets are copied out: free again as soon as they are handed over
-            wire.groBounced.incrementAndGet();
+            wire.counters.inc(RxeNetCounter.GRO_BOUNCED);
         }
     }
 
@@ -358,7 +359,7 @@ final class RecvLoop implements Runnable {
             if (s.socket().isInputShutdown() || !s.socket().isOpen()) {
                 return 0;
             }
-            wire.sendErrors.incrementAndGet();
+            wire.counters.inc(RxeNetCounter.ERRORS);
             LOG.log(System.Logger.Level.DEBUG, () -> "rxe: recvmsg on " + s.local() + ": " + e);
             return 0;
         }
@@ -367,7 +368,7 @@ final class RecvLoop implements Runnable {
         if (seg <= 0 || seg >= n) {
             seg = n;
         } else {
-            wire.groReads.incrementAndGet();
+            wire.counters.inc(RxeNetCounter.GRO_READS);
         }
         int base = groOff;
         if (n > SMALL || seg < n) {
@@ -383,7 +384,7 @@ final class RecvLoop implements Runnable {
             } else {
                 b = groBuf.retainedSlice(base + o, len);
             }
-            wire.received.incrementAndGet();
+            wire.counters.inc(RxeNetCounter.RECEIVED);
             s.rx().rcv(b, from, s.local(), port);
             count++;
         }

@@ -84,7 +84,7 @@ public final class RxeNetDevice {
         if (netdevMtu < 256 + 80) {
             netdevMtu = 256 + 80;
         }
-        NettyWire wire = new NettyWire(transport, NettyWire.ROCE_PORT, name.replace("%d", ""));
+        NettyWire wire = new NettyWire(transport, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, name.replace("%d", ""));
         RxeDevice dev = new RxeDevice(name, addrs, netdevMtu, mac, wire);
         dev.icrcCheck(RxeNetIcrc.receiveCheck());
         dev.netdev(nif.getName());

@@ -8,7 +8,7 @@ public final class RxeWire {
     public static final int ROCE_V2_UDP_DPORT = 4791;
     /** {@code RXE_ICRC_SIZE}: the invariant CRC trailing every packet. */
     public static final int ICRC_BYTES = 4;
-    /** {@code RXE_MAX_HDR_LENGTH}. */
+    /** {@code RXE_MAX_HDR_LENGTH}: IP + UDP + rxe headers, subtracted from the netdev MTU for the active MTU. */
     public static final int MAX_HDR_LENGTH = 80;
     /** {@code BTH_TVER}: the only transport header version. */
     public static final int BTH_TVER = 0;

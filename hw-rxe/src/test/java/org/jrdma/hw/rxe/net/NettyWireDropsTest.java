@@ -51,8 +51,8 @@ class NettyWireDropsTest {
     @Test
     void procAddressIsInHostOrder() throws Exception {
         Assumptions.assumeTrue(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN);
-        assertEquals("01CC447F", NettyWire.procAddress(InetAddress.getByName("127.68.204.1")));
-        assertEquals("00000000000000000000000001000000", NettyWire.procAddress(InetAddress.getByName("::1")));
+        assertEquals("01CC447F", UdpDrops.procAddress(InetAddress.getByName("127.68.204.1")));
+        assertEquals("00000000000000000000000001000000", UdpDrops.procAddress(InetAddress.getByName("::1")));
     }
 
     /**
@@ -65,7 +65,7 @@ class NettyWireDropsTest {
         String net = WirePeer.randomNet();
         InetAddress a = InetAddress.getByName(net + "1");
         InetAddress b = InetAddress.getByName(net + "2");
-        wire = new NettyWire(NettyWire.Transport.AUTO, NettyWire.ROCE_PORT, "drops");
+        wire = new NettyWire(NettyWire.Transport.AUTO, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "drops");
         CountDownLatch first = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicLong received = new AtomicLong();
@@ -81,7 +81,7 @@ class NettyWireDropsTest {
         });
         assertEquals(0, wire.socketDrops());
         peer = DatagramChannel.open().bind(new InetSocketAddress(b, 0));
-        InetSocketAddress to = new InetSocketAddress(a, NettyWire.ROCE_PORT);
+        InetSocketAddress to = new InetSocketAddress(a, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT);
         peer.send(ByteBuffer.allocate(64), to);
         assertTrue(first.await(10, TimeUnit.SECONDS));
         long backlog0 = backlogDrops();
@@ -99,6 +99,6 @@ class NettyWireDropsTest {
         long drops = wire.socketDrops();
         assertTrue(drops > 0, "the buffer overflowed: " + received + " read");
         assertEquals(n + 1 - lost, received.get() + drops, "read + dropped at the socket = sent - dropped in the backlog");
-        assertEquals(received.get(), wire.received.get());
+        assertEquals(received.get(), wire.counter(RxeNetCounter.RECEIVED));
     }
 }

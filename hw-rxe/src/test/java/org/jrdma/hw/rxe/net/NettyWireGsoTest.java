@@ -31,7 +31,7 @@ import io.netty.channel.epoll.Epoll;
  * reads one datagram per packet; order and buffer ownership are kept throughout.
  */
 class NettyWireGsoTest {
-    static final int PORT = NettyWire.ROCE_PORT;
+    static final int PORT = org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT;
     final List<AutoCloseable> open = new ArrayList<>();
     InetAddress a;
     InetAddress b;
@@ -57,7 +57,8 @@ class NettyWireGsoTest {
     }
 
     private NettyWire wire(InetAddress at, boolean gso, boolean gro, NettyWire.Receiver rx) {
-        NettyWire w = new NettyWire(NettyWire.Transport.EPOLL, PORT, "gso", true, gso, gro);
+        NettyWire w = new NettyWire(NettyWire.Transport.EPOLL, PORT, "gso",
+                RxeNetConfig.SYSTEM.withRecvThread(true).withGso(gso).withGro(gro));
         open.add(w);
         w.attach(List.of(at), rx);
         return w;
@@ -169,8 +170,8 @@ class NettyWireGsoTest {
         // fits 64 KiB), the heap packet alone, [600, 600]
         int[] want = {0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0, 0, 1};
         assertArrayEquals(want, ids, "the IP ID each packet's ICRC is for");
-        assertEquals(3, w.gsoDatagrams.get());
-        assertEquals(19, w.gsoSegments.get());
+        assertEquals(3, w.counter(RxeNetCounter.GSO_DATAGRAMS));
+        assertEquals(19, w.counter(RxeNetCounter.GSO_SEGMENTS));
         for (ByteBuf buf : bufs) {
             assertEquals(0, buf.refCnt(), "released once");
         }
@@ -231,8 +232,8 @@ class NettyWireGsoTest {
         int[] ids = receiveAll(peer, sent);
         int[] want = {0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
         assertArrayEquals(want, ids, "the IP ID each packet's ICRC is for");
-        assertEquals(16, w.gatheredPackets.get());
-        assertEquals(2, w.gsoDatagrams.get());
+        assertEquals(16, w.counter(RxeNetCounter.GATHERED));
+        assertEquals(2, w.counter(RxeNetCounter.GSO_DATAGRAMS));
         for (ByteBuf h : heads) {
             assertEquals(0, h.refCnt(), "released once");
         }
@@ -241,7 +242,7 @@ class NettyWireGsoTest {
         ByteBuf head = sendGathered(w, a, b, lone, 12, 4, region, 0);
         assertArrayEquals(lone, receive(peer));
         assertEquals(0, head.refCnt());
-        assertEquals(16, w.gatheredPackets.get(), "joined, not gathered");
+        assertEquals(16, w.counter(RxeNetCounter.GATHERED), "joined, not gathered");
         assertEquals(null, receive(peer) == null ? null : "more", "nothing else arrived");
     }
 
@@ -325,8 +326,8 @@ class NettyWireGsoTest {
             assertTrue(r != null, "packet " + i + " of " + expect.size());
             assertArrayEquals(expect.get(i), r, "packet " + i);
         }
-        assertTrue(wb.groReads.get() >= 10, "coalesced reads " + wb.groReads.get());
-        assertEquals(expect.size(), wb.received.get());
+        assertTrue(wb.counter(RxeNetCounter.GRO_READS) >= 10, "coalesced reads " + wb.counter(RxeNetCounter.GRO_READS));
+        assertEquals(expect.size(), wb.counter(RxeNetCounter.RECEIVED));
         assertEquals(null, got.poll(100, TimeUnit.MILLISECONDS));
     }
 
@@ -369,7 +370,7 @@ class NettyWireGsoTest {
             }
         }
         // 8 reads more than the ring holds, 4 reads to a buffer: the bounce buffer filled twice at least
-        assertTrue(wb.groBounced.get() >= 2, "turns to the bounce buffer: " + wb.groBounced.get());
+        assertTrue(wb.counter(RxeNetCounter.GRO_BOUNCED) >= 2, "turns to the bounce buffer: " + wb.counter(RxeNetCounter.GRO_BOUNCED));
         long copies = kept.stream().filter(p -> p.unwrap() == null).count();
         assertTrue(copies >= 8 * n, "packets copied out of the bounce buffer: " + copies);
         assertEquals((long) rounds * n, kept.size());
@@ -395,7 +396,7 @@ class NettyWireGsoTest {
         for (byte[] p : sent) {
             assertArrayEquals(p, receive(peer));
         }
-        assertEquals(0, w.gsoDatagrams.get());
+        assertEquals(0, w.counter(RxeNetCounter.GSO_DATAGRAMS));
         assertTrue(!w.isGso() && !w.isGro());
     }
 

@@ -51,9 +51,9 @@ class NettyWireOrderTest {
         String net = WirePeer.randomNet();
         a = InetAddress.getByName(net + "1");
         b = InetAddress.getByName(net + "2");
-        wire = new NettyWire(NettyWire.Transport.EPOLL, NettyWire.ROCE_PORT, "order");
+        wire = new NettyWire(NettyWire.Transport.EPOLL, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "order");
         wire.attach(List.of(a), rx);
-        peer = DatagramChannel.open().bind(new InetSocketAddress(b, NettyWire.ROCE_PORT));
+        peer = DatagramChannel.open().bind(new InetSocketAddress(b, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT));
         peer.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 4 << 20);
     }
 
@@ -64,7 +64,7 @@ class NettyWireOrderTest {
     }
 
     private void poke() throws Exception {
-        peer.send(ByteBuffer.allocate(32), new InetSocketAddress(a, NettyWire.ROCE_PORT));
+        peer.send(ByteBuffer.allocate(32), new InetSocketAddress(a, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT));
     }
 
     /** The next sequence number the peer receives, or -1 after {@code ms}. */

@@ -31,7 +31,7 @@ import io.netty.channel.epoll.Epoll;
  * bound again while it runs, and close ends the thread and frees the port.
  */
 class NettyWireRecvThreadTest {
-    static final int PORT = NettyWire.ROCE_PORT;
+    static final int PORT = org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT;
     NettyWire wire;
     DatagramChannel peer;
     InetAddress a;
@@ -49,15 +49,15 @@ class NettyWireRecvThreadTest {
     }
 
     private void open(NettyWire.Receiver rx) throws Exception {
-        open(rx, NettyWire.GSO);
+        open(rx, RxeNetConfig.SYSTEM);
     }
 
-    private void open(NettyWire.Receiver rx, boolean gso) throws Exception {
+    private void open(NettyWire.Receiver rx, RxeNetConfig config) throws Exception {
         Assumptions.assumeTrue(Epoll.isAvailable(), "epoll not available");
         String net = WirePeer.randomNet();
         a = InetAddress.getByName(net + "1");
         b = InetAddress.getByName(net + "2");
-        wire = new NettyWire(NettyWire.Transport.EPOLL, PORT, "rt", true, gso, NettyWire.GRO);
+        wire = new NettyWire(NettyWire.Transport.EPOLL, PORT, "rt", config.withRecvThread(true));
         assertTrue(wire.hasRecvThread(), "this Netty gives no access to the channel's socket");
         wire.attach(List.of(a), rx);
         peer = DatagramChannel.open().bind(new InetSocketAddress(b, PORT));
@@ -98,7 +98,7 @@ class NettyWireRecvThreadTest {
             assertEquals(a, r[2]);
             assertEquals(PORT, r[3]);
         }
-        assertEquals(2, wire.received.get());
+        assertEquals(2, wire.counter(RxeNetCounter.RECEIVED));
     }
 
     /**
@@ -110,7 +110,7 @@ class NettyWireRecvThreadTest {
         open((p, src, dst, port) -> {
             int tag = p.getInt(4);
             p.release();
-            wire.send(null, a, b, 0, packet(0x11, tag)); // RC ACKNOWLEDGE
+            wire.sendAck(null, a, b, 0, packet(0x11, tag)); // RC ACKNOWLEDGE
             wire.send(null, a, b, 0, packet(0x04, tag)); // RC SEND ONLY, the answer
         });
         for (int tag = 1; tag <= 20; tag++) {
@@ -130,7 +130,7 @@ class NettyWireRecvThreadTest {
         open((p, src, dst, port) -> {
             int tag = p.getInt(4);
             p.release();
-            wire.send(null, a, b, 0, packet(0x11, tag));
+            wire.sendAck(null, a, b, 0, packet(0x11, tag));
         });
         int n = RecvLoop.ACK_BATCH * 3 + 5;
         for (int tag = 0; tag < n; tag++) {
@@ -167,21 +167,21 @@ class NettyWireRecvThreadTest {
             p[0] = 0x11; // RC ACKNOWLEDGE: held
             return p;
         };
-        wire = new NettyWire(NettyWire.Transport.EPOLL, PORT, "rt", true, gso, NettyWire.GRO);
+        wire = new NettyWire(NettyWire.Transport.EPOLL, PORT, "rt", RxeNetConfig.SYSTEM.withRecvThread(true).withGso(gso));
         wire.attach(List.of(a, a2), (p, src, dst, port) -> {
             int i = p.getInt(4);
             p.release();
             for (int k = 0; k < 4; k++) {
                 byte[] c2 = content.apply(i, k);
                 ByteBuf q = PooledByteBufAllocator.DEFAULT.directBuffer(c2.length).writeBytes(c2);
-                wire.send(null, from[k], to[k], 0, q);
+                wire.sendAck(null, from[k], to[k], 0, q);
             }
         });
         peer = DatagramChannel.open().bind(new InetSocketAddress(b, PORT));
         DatagramChannel peerC = DatagramChannel.open().bind(new InetSocketAddress(c, PORT));
         DatagramChannel trigger = DatagramChannel.open().bind(new InetSocketAddress(c, PORT + 1));
         try {
-            long mmsg0 = wire.sendmmsgs.get();
+            long mmsg0 = wire.counter(RxeNetCounter.SENDMMSGS);
             for (int i = 0; i < n; i++) {
                 trigger.send(packet(0x04, i).nioBuffer(), new InetSocketAddress(a, PORT));
             }
@@ -200,9 +200,9 @@ class NettyWireRecvThreadTest {
                 }
             }
             assertEquals(null, WirePeer.receive(peer, 9000) == null ? null : "more", "nothing else arrived at b");
-            long calls = wire.sendmmsgs.get() - mmsg0;
+            long calls = wire.counter(RxeNetCounter.SENDMMSGS) - mmsg0;
             assertTrue(calls > 0 && calls <= 2L * n, "sendmmsg calls " + calls + " for " + n + " datagrams handled");
-            assertEquals(0, wire.gsoDatagrams.get(), "a channel's held ACKs alternate between the peers: no GSO run");
+            assertEquals(0, wire.counter(RxeNetCounter.GSO_DATAGRAMS), "a channel's held ACKs alternate between the peers: no GSO run");
         } finally {
             peerC.close();
             trigger.close();
@@ -235,13 +235,7 @@ class NettyWireRecvThreadTest {
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void answerAndHeldAckLeaveAnswerFirstByOneSendmmsgIfTaken(boolean along) throws Exception {
-        boolean was = NettyWire.acksWithPass;
-        NettyWire.acksWithPass = along;
-        try {
-            answerAndHeldAck(along);
-        } finally {
-            NettyWire.acksWithPass = was;
-        }
+        answerAndHeldAck(along);
     }
 
     private void answerAndHeldAck(boolean along) throws Exception {
@@ -250,15 +244,15 @@ class NettyWireRecvThreadTest {
             p.release();
             wire.cork();
             try {
-                wire.send(null, a, b, 0, packet(0x11, tag)); // the responder's ACK: held
+                wire.sendAck(null, a, b, 0, packet(0x11, tag)); // the responder's ACK: held
                 wire.send(null, a, b, 0, packet(0x04, tag).writeZero(4)); // the answer, 28 bytes: corked
             } finally {
                 wire.uncork();
             }
-        }, true);
+        }, RxeNetConfig.SYSTEM.withGso(true).withAcksWithPass(along));
         Assumptions.assumeTrue(wire.isGso(), "no UDP GSO here");
         int rounds = 20;
-        long mmsg0 = wire.sendmmsgs.get();
+        long mmsg0 = wire.counter(RxeNetCounter.SENDMMSGS);
         for (int tag = 1; tag <= rounds; tag++) {
             peer.send(packet(0x04, tag).nioBuffer(), new InetSocketAddress(a, PORT));
             byte[] first = receive();
@@ -270,8 +264,8 @@ class NettyWireRecvThreadTest {
             assertEquals(tag, ByteBuffer.wrap(first, 4, 4).getInt());
             assertEquals(tag, ByteBuffer.wrap(second, 4, 4).getInt());
         }
-        assertEquals((along ? 1 : 2) * rounds, wire.sendmmsgs.get() - mmsg0, "sendmmsg calls");
-        assertEquals(0, wire.gsoDatagrams.get(), "answer and ACK as datagrams of their own");
+        assertEquals((along ? 1 : 2) * rounds, wire.counter(RxeNetCounter.SENDMMSGS) - mmsg0, "sendmmsg calls");
+        assertEquals(0, wire.counter(RxeNetCounter.GSO_DATAGRAMS), "answer and ACK as datagrams of their own");
     }
 
     /**
@@ -293,14 +287,14 @@ class NettyWireRecvThreadTest {
                 if (busy == 1) {
                     bt.end();
                 }
-                long mmsg0 = wire.sendmmsgs.get();
+                long mmsg0 = wire.counter(RxeNetCounter.SENDMMSGS);
                 ByteBuf p = packet(0x04, 100 + busy);
                 byte[] want = new byte[24];
                 p.getBytes(0, want);
                 wire.send(null, a, b, 0, p);
                 assertArrayEquals(want, receive(), "sent by sendto while the batch is busy");
                 assertEquals(0, p.refCnt(), "released once sent");
-                assertEquals(mmsg0, wire.sendmmsgs.get(), "not by sendmmsg");
+                assertEquals(mmsg0, wire.counter(RxeNetCounter.SENDMMSGS), "not by sendmmsg");
                 if (busy == 0) {
                     assertEquals(0, bt.count(), "the datagram begun is still open");
                     bt.end();
@@ -311,10 +305,10 @@ class NettyWireRecvThreadTest {
             ByteBuf p = packet(0x04, 102);
             byte[] want = new byte[24];
             p.getBytes(0, want);
-            long mmsg0 = wire.sendmmsgs.get();
+            long mmsg0 = wire.counter(RxeNetCounter.SENDMMSGS);
             wire.send(null, a, b, 0, p);
             assertArrayEquals(want, receive());
-            assertEquals(mmsg0 + 1, wire.sendmmsgs.get(), "idle again: a sendmmsg of one");
+            assertEquals(mmsg0 + 1, wire.counter(RxeNetCounter.SENDMMSGS), "idle again: a sendmmsg of one");
             assertTrue(bt.idle());
         } finally {
             bt.clear();
@@ -344,14 +338,14 @@ class NettyWireRecvThreadTest {
             // allocates, escape analysis removes); sendto's address arrays are ~56 B in every round
             long least = Long.MAX_VALUE;
             for (int round = 0; round < 10 && least >= 4; round++) {
-                long s0 = wire.sendmmsgs.get();
+                long s0 = wire.counter(RxeNetCounter.SENDMMSGS);
                 long before = mx.getThreadAllocatedBytes(me);
                 int n = 5_000;
                 for (int i = 0; i < n; i++) {
                     wire.send(null, a, i % 2 == 0 ? b : other, 0, p.retain());
                 }
                 least = Math.min(least, (mx.getThreadAllocatedBytes(me) - before) / n);
-                assertEquals(n, wire.sendmmsgs.get() - s0, "every send a sendmmsg of one");
+                assertEquals(n, wire.counter(RxeNetCounter.SENDMMSGS) - s0, "every send a sendmmsg of one");
             }
             assertTrue(least < 4, least + " B allocated per send");
         } finally {

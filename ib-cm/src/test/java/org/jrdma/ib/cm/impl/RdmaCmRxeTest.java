@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.jrdma.hw.rxe.net.NettyWire;
+import org.jrdma.hw.rxe.net.RxeNetCounter;
 import org.jrdma.hw.rxe.net.RxeNetDevice;
 import org.jrdma.ib.core.AhAttr;
 import org.jrdma.ib.core.Gid;
@@ -110,9 +111,9 @@ class RdmaCmRxeTest extends AbstractRdmaCmScenarioTest {
     @Override
     void fabricDiagnostics(StringBuilder b) {
         for (RxeNetDevice d : List.of(ra, rb)) {
-            b.append("\n").append(d.ibDevice().name()).append(" wire sent ").append(d.wire().sent)
-                    .append(" received ").append(d.wire().received).append(" unroutable ").append(d.wire().unroutable)
-                    .append(" errors ").append(d.wire().sendErrors);
+            b.append("\n").append(d.ibDevice().name()).append(" wire sent ").append(d.wire().counter(RxeNetCounter.SENT))
+                    .append(" received ").append(d.wire().counter(RxeNetCounter.RECEIVED)).append(" unroutable ").append(d.wire().counter(RxeNetCounter.UNROUTABLE))
+                    .append(" errors ").append(d.wire().counter(RxeNetCounter.ERRORS));
         }
     }
 
