@@ -5,5 +5,5 @@
  * the driver, as {@code drivers/infiniband/core/verbs.c} does.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package org.jrdma.ib.core;
