@@ -1,6 +1,10 @@
 package org.jrdma.ib.tools;
 
-import org.jrdma.ib.core.cli.Getopt;
+import static org.jrdma.ib.core.cli.Exit.checkInterrupt;
+import static org.jrdma.ib.core.cli.Exit.exit;
+import static org.jrdma.ib.core.cli.Exit.interrupted;
+import static org.jrdma.ib.core.cli.Polling.idle;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -36,7 +40,11 @@ import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.VerbsException;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.ib.core.cli.CNum;
+import org.jrdma.ib.core.cli.Exit;
+import org.jrdma.ib.core.cli.Getopt;
 import org.jrdma.ib.core.cli.Getopt.LongOption;
+import org.jrdma.ib.core.cli.ToolClient;
 
 /**
  * {@code ibv_rc_pingpong}, {@code ibv_uc_pingpong} and {@code ibv_ud_pingpong} of rdma-core 44
@@ -215,25 +223,25 @@ final class Pingpong extends PingpongTool {
             for (int c; (c = g.next()) != -1; ) {
                 switch (c) {
                     case 'p' -> {
-                        port = (t == Transport.UD ? CLib.strtol(g.optarg) : CLib.strtoul(g.optarg)) & 0xffffffffL;
+                        port = (t == Transport.UD ? CNum.strtol(g.optarg) : CNum.strtoul(g.optarg)) & 0xffffffffL;
                         if (port > 65535) {
                             return false;
                         }
                     }
                     case 'd' -> ibDevname = g.optarg;
                     case 'i' -> {
-                        ibPort = (int) CLib.strtol(g.optarg);
+                        ibPort = (int) CNum.strtol(g.optarg);
                         if (ibPort < 1) {
                             return false;
                         }
                     }
-                    case 's' -> size = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'm' -> mtu = mtuOf(CLib.strtol(g.optarg)); // an invalid MTU fails at RTR, as in C
-                    case 'r' -> rxDepth = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'n' -> iters = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'l' -> sl = (int) CLib.strtol(g.optarg);
+                    case 's' -> size = CNum.strtoul(g.optarg) & 0xffffffffL;
+                    case 'm' -> mtu = mtuOf(CNum.strtol(g.optarg)); // an invalid MTU fails at RTR, as in C
+                    case 'r' -> rxDepth = CNum.strtoul(g.optarg) & 0xffffffffL;
+                    case 'n' -> iters = CNum.strtoul(g.optarg) & 0xffffffffL;
+                    case 'l' -> sl = (int) CNum.strtol(g.optarg);
                     case 'e' -> useEvent = true;
-                    case 'g' -> gidx = (int) CLib.strtol(g.optarg);
+                    case 'g' -> gidx = (int) CNum.strtol(g.optarg);
                     case 'o' -> useOdp = true;
                     case 'P' -> prefetchMr = true;
                     case 'O' -> {
@@ -260,7 +268,7 @@ final class Pingpong extends PingpongTool {
         // -------------------------------------------------------------- pp_init_ctx
 
         void initCtx() {
-            owner = owner();
+            owner = ToolClient.named(name());
             long bufLen = size + bufOffset();
             if (bufLen > Integer.MAX_VALUE - 8) {
                 err.append("Couldn't allocate work buf.\n");
@@ -603,7 +611,10 @@ final class Pingpong extends PingpongTool {
                     return 1;
                 }
             }
-            dev = findDevice(core, ibDevname, err);
+            dev = ToolClient.findDevice(core, ibDevname, err);
+            if (dev == null) {
+                return 1;
+            }
             initCtx();
 
             routs = postRecv(rxDepth);
@@ -712,7 +723,7 @@ final class Pingpong extends PingpongTool {
         try {
             return r.main(core, args);
         } catch (Exit e) {
-            return e.status;
+            return e.status();
         } finally {
             // release everything with the interrupt flag clear, so no wait inside a destroy is cut short
             boolean interrupted = Thread.interrupted();

@@ -1,6 +1,10 @@
 package org.jrdma.ib.tools;
 
-import org.jrdma.ib.core.cli.Getopt;
+import static org.jrdma.ib.core.cli.Exit.checkInterrupt;
+import static org.jrdma.ib.core.cli.Exit.exit;
+import static org.jrdma.ib.core.cli.Exit.interrupted;
+import static org.jrdma.ib.core.cli.Polling.idle;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -39,7 +43,11 @@ import org.jrdma.ib.core.SrqInitAttr;
 import org.jrdma.ib.core.VerbsException;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.ib.core.cli.CNum;
+import org.jrdma.ib.core.cli.Exit;
+import org.jrdma.ib.core.cli.Getopt;
 import org.jrdma.ib.core.cli.Getopt.LongOption;
+import org.jrdma.ib.core.cli.ToolClient;
 
 /**
  * {@code ibv_srq_pingpong} of rdma-core 44 ({@code libibverbs/examples/srq_pingpong.c}): {@code -q}
@@ -131,31 +139,31 @@ final class SrqPingpong extends PingpongTool {
             for (int c; (c = g.next()) != -1; ) {
                 switch (c) {
                     case 'p' -> {
-                        port = CLib.strtoul(g.optarg) & 0xffffffffL;
+                        port = CNum.strtoul(g.optarg) & 0xffffffffL;
                         if (port > 65535) {
                             return false;
                         }
                     }
                     case 'd' -> ibDevname = g.optarg;
                     case 'i' -> {
-                        ibPort = (int) CLib.strtol(g.optarg);
+                        ibPort = (int) CNum.strtol(g.optarg);
                         if (ibPort < 1) {
                             return false;
                         }
                     }
                     case 's' -> {
-                        size = CLib.strtoul(g.optarg) & 0xffffffffL;
+                        size = CNum.strtoul(g.optarg) & 0xffffffffL;
                         if (size < 1) {
                             return false;
                         }
                     }
-                    case 'm' -> mtu = mtuOf(CLib.strtol(g.optarg));
-                    case 'q' -> numQp = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'r' -> rxDepth = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'n' -> iters = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'l' -> sl = (int) CLib.strtol(g.optarg);
+                    case 'm' -> mtu = mtuOf(CNum.strtol(g.optarg));
+                    case 'q' -> numQp = CNum.strtoul(g.optarg) & 0xffffffffL;
+                    case 'r' -> rxDepth = CNum.strtoul(g.optarg) & 0xffffffffL;
+                    case 'n' -> iters = CNum.strtoul(g.optarg) & 0xffffffffL;
+                    case 'l' -> sl = (int) CNum.strtol(g.optarg);
                     case 'e' -> useEvent = true;
-                    case 'g' -> gidx = (int) CLib.strtol(g.optarg);
+                    case 'g' -> gidx = (int) CNum.strtol(g.optarg);
                     case 'o' -> useOdp = true;
                     case 'c' -> validateBuf = true;
                     default -> {
@@ -172,7 +180,7 @@ final class SrqPingpong extends PingpongTool {
         }
 
         void initCtx() {
-            owner = owner();
+            owner = ToolClient.named(name());
             if (size > Integer.MAX_VALUE - 8) {
                 err.append("Couldn't allocate work buf.\n");
                 throw exit(1);
@@ -470,7 +478,10 @@ final class SrqPingpong extends PingpongTool {
                 return 1;
             }
             int numWc = (int) (numQp + rxDepth);
-            dev = findDevice(core, ibDevname, err);
+            dev = ToolClient.findDevice(core, ibDevname, err);
+            if (dev == null) {
+                return 1;
+            }
             initCtx();
 
             routs = postRecv(rxDepth);
@@ -620,7 +631,7 @@ final class SrqPingpong extends PingpongTool {
         try {
             return r.main(core, args);
         } catch (Exit e) {
-            return e.status;
+            return e.status();
         } finally {
             boolean interrupted = Thread.interrupted();
             r.closeCtx(false);
