@@ -1,5 +1,7 @@
 package org.jrdma.ib.cm.tools;
 
+import static org.jrdma.ib.core.cli.Exit.interrupted;
+
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.jrdma.ib.cm.RdmaCm;
 import org.jrdma.ib.cm.RdmaCmEvent;
-import org.jrdma.ib.cm.RdmaCmEventHandler;
 import org.jrdma.ib.cm.RdmaCmId;
 import org.jrdma.ib.cm.RdmaConnParam;
 import org.jrdma.ib.cm.RdmaPortSpace;
@@ -41,7 +42,12 @@ import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.WrOpcode;
 import org.jrdma.ib.core.cli.CommandFailure;
+import org.jrdma.ib.core.cli.CNum;
+import org.jrdma.ib.core.cli.Exit;
 import org.jrdma.ib.core.cli.Getopt;
+import org.jrdma.ib.core.cli.Strerror;
+import org.jrdma.ib.core.cli.ToolClient;
+import org.jrdma.ib.core.cli.ToolMain;
 
 /**
  * {@code rping} of rdma-core 44 ({@code librdmacm/examples/rping.c}, v44.12): the same options, output,
@@ -86,7 +92,7 @@ public final class Rping {
     /** {@code sizeof(struct rping_rdma_info)}. */
     static final int INFO_SIZE = 16;
     /** The exit status of a run ended by an interrupt (128 + SIGINT). */
-    public static final int INTERRUPTED = 130;
+    public static final int INTERRUPTED = Exit.INTERRUPTED;
     static final int EINVAL = 22;
     /** {@code EAI_NONAME}. */
     static final int EAI_NONAME = -2;
@@ -117,40 +123,21 @@ public final class Rping {
      * {@code err}), else throws {@link CommandFailure} with the status and the stderr text.
      */
     public static void execute(RdmaCm cm, PrintStream out, PrintStream err, String... args) {
-        StringBuilder sb = new StringBuilder();
-        Stderr collect = s -> {
-            synchronized (sb) {
+        ToolMain.execute(out, err, sb -> main(cm, out, s -> {
+            synchronized (sb) { // the CM and CQ threads print too
                 sb.append(s);
             }
-        };
-        int status = main(cm, out, collect, args) & 0xff;
-        out.flush();
-        String text;
-        synchronized (sb) {
-            text = sb.toString();
-        }
-        if (status != 0) {
-            throw new CommandFailure(status, text.endsWith("\n") ? text.substring(0, text.length() - 1) : text);
-        }
-        if (!text.isEmpty()) {
-            err.print(text);
-            err.flush();
-        }
+        }, args));
     }
 
     /** Runs rping as a process would: stderr printed to {@code err} as it comes, the exit status returned. */
     public static int run(RdmaCm cm, PrintStream out, PrintStream err, String... args) {
-        Stderr live = s -> {
+        return ToolMain.run(out, err, unused -> main(cm, out, s -> {
             synchronized (err) {
                 err.print(s);
                 err.flush();
             }
-        };
-        try {
-            return main(cm, out, live, args) & 0xff;
-        } finally {
-            out.flush();
-        }
+        }, args));
     }
 
     /** The C {@code main}: returns its return value (the status is its low byte). Never throws for what rping reports. */
@@ -160,7 +147,7 @@ public final class Rping {
             int ret = t.main(args);
             return t.cmExit != 0 ? t.cmExit : ret;
         } catch (Exit e) {
-            return e.status;
+            return e.status();
         } finally {
             boolean interrupted = Thread.interrupted();
             t.cleanup();
@@ -169,22 +156,6 @@ public final class Rping {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /** Ends {@code main} with a status from wherever it is. */
-    static final class Exit extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final int status;
-
-        Exit(int status) {
-            super(null, null, false, false);
-            this.status = status;
-        }
-    }
-
-    static Exit interrupted() {
-        Thread.currentThread().interrupt();
-        return new Exit(INTERRUPTED);
     }
 
     /** {@code %p}. */
@@ -268,20 +239,7 @@ public final class Rping {
         InetAddress sin = zeroAddress();
         InetAddress ssource;
         int port = PORT;
-        final IbClient owner = new IbClient() {
-            @Override
-            public String name() {
-                return "rping";
-            }
-
-            @Override
-            public void add(IbDevice device) {
-            }
-
-            @Override
-            public void remove(IbDevice device, Object clientData) {
-            }
-        };
+        final IbClient owner = ToolClient.named("rping");
         /** Persistent server: the connect requests not yet taken by the main loop. */
         final ConcurrentLinkedQueue<RdmaCmId> pendingRequests = new ConcurrentLinkedQueue<>();
         /** {@code accept_ready}: the non-persistent server takes one connect request. */
@@ -316,7 +274,7 @@ public final class Rping {
         }
 
         void perror(String what, VerbsException e) {
-            err.print(what + ": " + CLib.strerror(e.errno()) + "\n");
+            err.print(what + ": " + Strerror.strerror(e.errno()) + "\n");
         }
 
         // -------------------------------------------------------------- main
@@ -343,8 +301,8 @@ public final class Rping {
                     }
                     case 'P' -> persistentServer = true;
                     case 'p' -> {
-                        port = CLib.atoi(g.optarg) & 0xffff;
-                        debug("port " + CLib.atoi(g.optarg) + "\n");
+                        port = CNum.atoi(g.optarg) & 0xffff;
+                        debug("port " + CNum.atoi(g.optarg) + "\n");
                     }
                     case 's' -> {
                         cb.server = 1;
@@ -355,17 +313,17 @@ public final class Rping {
                         debug("client\n");
                     }
                     case 'S' -> {
-                        cb.size = CLib.atoi(g.optarg);
+                        cb.size = CNum.atoi(g.optarg);
                         if (cb.size < MIN_BUFSIZE || cb.size > BUFSIZE - 1) {
                             err.print("Invalid size " + cb.size + " (valid range is " + MIN_BUFSIZE + " to "
                                     + BUFSIZE + ")\n");
                             ret = EINVAL;
                         } else {
-                            debug("size " + CLib.atoi(g.optarg) + "\n");
+                            debug("size " + CNum.atoi(g.optarg) + "\n");
                         }
                     }
                     case 'C' -> {
-                        cb.count = CLib.atoi(g.optarg);
+                        cb.count = CNum.atoi(g.optarg);
                         if (cb.count < 0) {
                             err.print("Invalid count " + cb.count + "\n");
                             ret = EINVAL;
@@ -829,6 +787,25 @@ public final class Rping {
             }
         }
 
+        /** A send posted, or rping's "post send error" line: 0 or the negative errno. */
+        int post(Cb c, SendWr wr) {
+            int ret = postSend(c, wr);
+            if (ret != 0) {
+                err.print("post send error " + ret + "\n");
+            }
+            return ret;
+        }
+
+        /** {@code sem_wait(&cb->sem)} and the state check after it: false after rping's "wait for" line. */
+        boolean awaitState(Cb c, int want, String name) {
+            semWait(c.sem);
+            if (c.state != want) {
+                err.print("wait for " + name + " state " + c.state + "\n");
+                return false;
+            }
+            return true;
+        }
+
         void semWait(Semaphore s) {
             try {
                 s.acquire();
@@ -898,24 +875,19 @@ public final class Rping {
             int ret;
             while (true) {
                 // wait for the client's start STAG/TO/len
-                semWait(c.sem);
-                if (c.state != RDMA_READ_ADV) {
-                    err.print("wait for RDMA_READ_ADV state " + c.state + "\n");
+                if (!awaitState(c, RDMA_READ_ADV, "RDMA_READ_ADV")) {
                     ret = -1;
                     break;
                 }
                 debug("server received sink adv\n");
 
-                ret = postSend(c, rdmaSqWr(c, WrOpcode.RDMA_READ, c.remoteLen));
+                ret = post(c, rdmaSqWr(c, WrOpcode.RDMA_READ, c.remoteLen));
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
                 debug("server posted rdma read req \n");
 
-                semWait(c.sem);
-                if (c.state != RDMA_READ_COMPLETE) {
-                    err.print("wait for RDMA_READ_COMPLETE state " + c.state + "\n");
+                if (!awaitState(c, RDMA_READ_COMPLETE, "RDMA_READ_COMPLETE")) {
                     ret = -1;
                     break;
                 }
@@ -925,17 +897,14 @@ public final class Rping {
                     printf("server ping data: " + cString(c.rdmaBuf) + "\n");
                 }
 
-                ret = postSend(c, sqWr(c));
+                ret = post(c, sqWr(c));
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
                 debug("server posted go ahead\n");
 
                 // wait for the client's RDMA STAG/TO/len
-                semWait(c.sem);
-                if (c.state != RDMA_WRITE_ADV) {
-                    err.print("wait for RDMA_WRITE_ADV state " + c.state + "\n");
+                if (!awaitState(c, RDMA_WRITE_ADV, "RDMA_WRITE_ADV")) {
                     ret = -1;
                     break;
                 }
@@ -945,23 +914,19 @@ public final class Rping {
                 SendWr write = rdmaSqWr(c, WrOpcode.RDMA_WRITE, len);
                 debug("rdma write from lkey " + Integer.toHexString(c.rdmaMr.lkey()) + " laddr "
                         + Long.toHexString(c.rdmaMr.iova()) + " len " + len + "\n");
-                ret = postSend(c, write);
+                ret = post(c, write);
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
 
-                semWait(c.sem);
-                if (c.state != RDMA_WRITE_COMPLETE) {
-                    err.print("wait for RDMA_WRITE_COMPLETE state " + c.state + "\n");
+                if (!awaitState(c, RDMA_WRITE_COMPLETE, "RDMA_WRITE_COMPLETE")) {
                     ret = -1;
                     break;
                 }
                 debug("server rdma write complete \n");
 
-                ret = postSend(c, sqWr(c));
+                ret = post(c, sqWr(c));
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
                 debug("server posted go ahead\n");
@@ -975,9 +940,7 @@ public final class Rping {
             if (ret != 0) {
                 return ret;
             }
-            semWait(c.sem);
-            if (c.state != CONNECT_REQUEST) {
-                err.print("wait for CONNECT_REQUEST state " + c.state + "\n");
+            if (!awaitState(c, CONNECT_REQUEST, "CONNECT_REQUEST")) {
                 return -1;
             }
             return serveConnection(c, false);
@@ -985,11 +948,26 @@ public final class Rping {
 
         /**
          * The part of {@code rping_run_server} (and of {@code rping_persistent_server_thread}) after the
-         * connect request: setup, accept, the ping loop, disconnect. Releases everything of the connection.
+         * connect request: the connection, then the child id is destroyed.
          */
         int serveConnection(Cb c, boolean persistent) {
             try {
-                int ret = setupQp(c, c.childCmId);
+                return runConnection(c, c.childCmId, persistent);
+            } finally {
+                RdmaCmId child = c.childCmId;
+                c.childCmId = null;
+                closeQuietly(child);
+            }
+        }
+
+        /**
+         * What {@code rping_run_server} and {@code rping_run_client} both do once the id is ready: setup,
+         * accept or connect, the ping loop, disconnect. Releases everything of the connection.
+         */
+        int runConnection(Cb c, RdmaCmId id, boolean persistent) {
+            String side = c.server == 1 ? "server" : "client";
+            try {
+                int ret = setupQp(c, id);
                 if (ret != 0) {
                     err.print("setup_qp failed: " + ret + "\n");
                     return ret;
@@ -1007,23 +985,20 @@ public final class Rping {
                     return ret;
                 }
                 startCqThread(c);
-                ret = accept(c);
+                ret = c.server == 1 ? accept(c) : connectClient(c);
                 if (ret != 0) {
                     err.print("connect error " + ret + "\n");
                     return ret;
                 }
-                ret = testServer(c);
+                ret = c.server == 1 ? testServer(c) : testClient(c);
                 if (ret != 0 && !persistent) {
-                    err.print("rping server failed: " + ret + "\n");
+                    err.print("rping " + side + " failed: " + ret + "\n");
                 }
-                disconnect(c, c.childCmId);
+                disconnect(c, id);
                 joinCqThread(c, 5000);
                 return persistent ? 0 : ret;
             } finally {
                 freeConnection(c);
-                RdmaCmId child = c.childCmId;
-                c.childCmId = null;
-                closeQuietly(child);
             }
         }
 
@@ -1034,9 +1009,7 @@ public final class Rping {
                 return ret;
             }
             while (true) {
-                semWait(cb.sem);
-                if (cb.state != CONNECT_REQUEST) {
-                    err.print("wait for CONNECT_REQUEST state " + cb.state + "\n");
+                if (!awaitState(cb, CONNECT_REQUEST, "CONNECT_REQUEST")) {
                     return -1;
                 }
                 RdmaCmId child = pendingRequests.poll();
@@ -1092,31 +1065,25 @@ public final class Rping {
                 c.startBuf.put(0, line);
 
                 formatSend(c, c.startMr);
-                ret = postSend(c, sqWr(c));
+                ret = post(c, sqWr(c));
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
 
                 // wait for the server to ACK
-                semWait(c.sem);
-                if (c.state != RDMA_WRITE_ADV) {
-                    err.print("wait for RDMA_WRITE_ADV state " + c.state + "\n");
+                if (!awaitState(c, RDMA_WRITE_ADV, "RDMA_WRITE_ADV")) {
                     ret = -1;
                     break;
                 }
 
                 formatSend(c, c.rdmaMr);
-                ret = postSend(c, sqWr(c));
+                ret = post(c, sqWr(c));
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
 
                 // wait for the server to say the RDMA WRITE is complete
-                semWait(c.sem);
-                if (c.state != RDMA_WRITE_COMPLETE) {
-                    err.print("wait for RDMA_WRITE_COMPLETE state " + c.state + "\n");
+                if (!awaitState(c, RDMA_WRITE_COMPLETE, "RDMA_WRITE_COMPLETE")) {
                     ret = -1;
                     break;
                 }
@@ -1143,9 +1110,7 @@ public final class Rping {
                 perror("rdma_connect", e);
                 return -1;
             }
-            semWait(c.sem);
-            if (c.state != CONNECTED) {
-                err.print("wait for CONNECTED state " + c.state + "\n");
+            if (!awaitState(c, CONNECTED, "CONNECTED")) {
                 return -1;
             }
             c.connected = true;
@@ -1176,40 +1141,7 @@ public final class Rping {
             if (ret != 0) {
                 return ret;
             }
-            try {
-                ret = setupQp(c, c.cmId);
-                if (ret != 0) {
-                    err.print("setup_qp failed: " + ret + "\n");
-                    return ret;
-                }
-                ret = setupBuffers(c);
-                if (ret != 0) {
-                    err.print("rping_setup_buffers failed: " + ret + "\n");
-                    return ret;
-                }
-                try {
-                    c.qp.postRecv(recvWr(c));
-                } catch (VerbsException e) {
-                    ret = -e.errno().value();
-                    err.print("ibv_post_recv failed: " + ret + "\n");
-                    return ret;
-                }
-                startCqThread(c);
-                ret = connectClient(c);
-                if (ret != 0) {
-                    err.print("connect error " + ret + "\n");
-                    return ret;
-                }
-                ret = testClient(c);
-                if (ret != 0) {
-                    err.print("rping client failed: " + ret + "\n");
-                }
-                disconnect(c, c.cmId);
-                joinCqThread(c, 5000);
-                return ret;
-            } finally {
-                freeConnection(c);
-            }
+            return runConnection(c, c.cmId, false);
         }
 
         // -------------------------------------------------------------- teardown
@@ -1241,45 +1173,30 @@ public final class Rping {
                 joinCqThread(c, 0);
                 RdmaCmId id = c.connId();
                 if (c.qp != null) {
+                    QueuePair qp = c.qp;
                     try {
                         if (id != null) {
                             id.destroyQp();
                         } else {
-                            c.qp.destroy();
+                            qp.destroy();
                         }
                     } catch (RuntimeException e) {
-                        try {
-                            c.qp.destroy();
-                        } catch (RuntimeException e2) {
-                            // gone with its device
-                        }
+                        quietly(qp::destroy);
                     }
                     c.qp = null;
                 }
                 for (MemoryRegion mr : new MemoryRegion[] {c.recvMr, c.sendMr, c.rdmaMr, c.startMr}) {
                     if (mr != null) {
-                        try {
-                            mr.dereg();
-                        } catch (RuntimeException e) {
-                            // gone with its device
-                        }
+                        quietly(mr::dereg);
                     }
                 }
                 c.recvMr = c.sendMr = c.rdmaMr = c.startMr = null;
                 if (c.cq != null) {
-                    try {
-                        c.cq.destroy();
-                    } catch (RuntimeException e) {
-                        // gone with its device
-                    }
+                    quietly(c.cq::destroy);
                     c.cq = null;
                 }
                 if (c.pd != null) {
-                    try {
-                        c.pd.dealloc();
-                    } catch (RuntimeException e) {
-                        // gone with its device
-                    }
+                    quietly(c.pd::dealloc);
                     c.pd = null;
                 }
             } finally {
@@ -1315,11 +1232,16 @@ public final class Rping {
 
         static void closeQuietly(RdmaCmId id) {
             if (id != null) {
-                try {
-                    id.close();
-                } catch (RuntimeException e) {
-                    // already gone
-                }
+                quietly(id::close);
+            }
+        }
+
+        /** A release whose failure means the object is gone already (with its device). */
+        static void quietly(Runnable release) {
+            try {
+                release.run();
+            } catch (RuntimeException e) {
+                // gone with its device
             }
         }
     }
