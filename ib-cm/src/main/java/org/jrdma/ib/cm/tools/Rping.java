@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 import org.jrdma.ib.cm.RdmaCm;
 import org.jrdma.ib.cm.RdmaCmEvent;
@@ -21,25 +20,17 @@ import org.jrdma.ib.cm.RdmaCmId;
 import org.jrdma.ib.cm.RdmaConnParam;
 import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.core.Access;
-import org.jrdma.ib.core.CompletionQueue;
 import org.jrdma.ib.core.CqInitAttr;
 import org.jrdma.ib.core.CqNotify;
 import org.jrdma.ib.core.DeviceAttr;
 import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.MemoryRegion;
-import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpCap;
 import org.jrdma.ib.core.QpInitAttr;
 import org.jrdma.ib.core.QpType;
-import org.jrdma.ib.core.QueuePair;
-import org.jrdma.ib.core.RecvWr;
-import org.jrdma.ib.core.SendFlags;
 import org.jrdma.ib.core.SendWr;
-import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.VerbsException;
-import org.jrdma.ib.core.WcStatus;
-import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.WrOpcode;
 import org.jrdma.ib.core.cli.CommandFailure;
 import org.jrdma.ib.core.cli.CNum;
@@ -75,6 +66,9 @@ import org.jrdma.ib.core.cli.ToolMain;
  * second connect request while busy rejects it (rping.c blocks its CM thread forever there, and the
  * jrdma CM thread is shared). A CM error event ends the run with rping's status rather than
  * {@code exit()}ing the JVM. {@code %p} in debug lines prints an identity hash.
+ * <p>Cut as rping.c is: this class has {@code main}, the options, the CM event handler and the server
+ * and client flows; {@link RpingCb} is {@code struct rping_cb} (a connection's resources and work
+ * requests), {@link RpingCq} the completion thread and handlers.
  */
 public final class Rping {
     /** rping's default port. */
@@ -163,68 +157,6 @@ public final class Rping {
         return o == null ? "(nil)" : "0x" + Integer.toHexString(System.identityHashCode(o));
     }
 
-    // ------------------------------------------------------------------ struct rping_cb
-
-    /** {@code struct rping_cb}: one connection (the listener's, on a server, until it is cloned). */
-    static final class Cb {
-        int server = -1;
-        volatile int state = IDLE;
-        final Semaphore sem = new Semaphore(0);
-        /** The completion channel: one release per armed completion. */
-        Semaphore channel;
-        Thread cqThread;
-        volatile boolean cqCancelled;
-
-        ProtectionDomain pd;
-        CompletionQueue cq;
-        QueuePair qp;
-
-        ByteBuffer recvBuf;
-        MemoryRegion recvMr;
-        ByteBuffer sendBuf;
-        MemoryRegion sendMr;
-        ByteBuffer rdmaBuf;
-        MemoryRegion rdmaMr;
-        ByteBuffer startBuf;
-        MemoryRegion startMr;
-
-        volatile int remoteRkey;
-        volatile long remoteAddr;
-        volatile int remoteLen;
-
-        int verbose;
-        boolean selfCreateQp;
-        int count;
-        int size = 64;
-        int validate;
-
-        RdmaCmId cmId;
-        volatile RdmaCmId childCmId;
-        /** Whether the QP was created on the child id (else on cmId). */
-        boolean connected;
-
-        /** {@code clone_cb}: the options of the listener, a fresh state and semaphore. */
-        Cb cloneFor(RdmaCmId child) {
-            Cb c = new Cb();
-            c.server = server;
-            c.state = state;
-            c.verbose = verbose;
-            c.selfCreateQp = selfCreateQp;
-            c.count = count;
-            c.size = size;
-            c.validate = validate;
-            c.cmId = cmId;
-            c.childCmId = child;
-            child.context(c);
-            return c;
-        }
-
-        /** The id the QP lives on. */
-        RdmaCmId connId() {
-            return server == 1 ? childCmId : cmId;
-        }
-    }
-
     // ------------------------------------------------------------------ one run
 
     static final class Tool {
@@ -234,7 +166,7 @@ public final class Rping {
         volatile boolean debug;
         /** The status the C CM thread would have {@code exit()}ed with, or 0. */
         volatile int cmExit;
-        final Cb cb = new Cb();
+        final RpingCb cb = new RpingCb();
         boolean persistentServer;
         InetAddress sin = zeroAddress();
         InetAddress ssource;
@@ -375,7 +307,7 @@ public final class Rping {
             }
 
             debug("destroy cm_id " + ptr(cb.cmId) + "\n");
-            closeQuietly(cb.cmId); // events still queued for it are delivered first, with cb.cmId still its own
+            RpingCb.closeQuietly(cb.cmId); // events still queued for it are delivered first, with cb.cmId still its own
             cb.cmId = null;
             return ret;
         }
@@ -421,8 +353,8 @@ public final class Rping {
                 return 0; // the C process is gone
             }
             Object ctx = cmaId.context();
-            Cb c = ctx instanceof Cb x ? x : cb;
-            if (event.listenId() != null && event.listenId().context() instanceof Cb l) {
+            RpingCb c = ctx instanceof RpingCb x ? x : cb;
+            if (event.listenId() != null && event.listenId().context() instanceof RpingCb l) {
                 c = l;
             }
             int ret = 0;
@@ -493,186 +425,10 @@ public final class Rping {
             return 0;
         }
 
-        // -------------------------------------------------------------- completions
-
-        /** {@code rping_cq_event_handler}: 0, 1 when a flushed completion was seen, -1 on an error. */
-        int cqEventHandler(Cb c) {
-            WorkCompletion[] wcs = {new WorkCompletion()};
-            int ret;
-            boolean flushed = false;
-            while (true) {
-                try {
-                    ret = c.cq.poll(wcs, 1);
-                } catch (VerbsException e) {
-                    ret = -e.errno().value();
-                }
-                if (ret != 1) {
-                    break;
-                }
-                ret = 0;
-                WorkCompletion wc = wcs[0];
-                if (wc.status() != WcStatus.SUCCESS) {
-                    if (wc.status() == WcStatus.WR_FLUSH_ERR) {
-                        flushed = true;
-                        continue;
-                    }
-                    err.print("cq completion failed status " + wc.status().ordinal() + "\n");
-                    return cqError(c, -1);
-                }
-                switch (wc.opcode()) {
-                    case SEND -> debug("send completion\n");
-                    case RDMA_WRITE -> {
-                        debug("rdma write completion\n");
-                        c.state = RDMA_WRITE_COMPLETE;
-                        c.sem.release();
-                    }
-                    case RDMA_READ -> {
-                        debug("rdma read completion\n");
-                        c.state = RDMA_READ_COMPLETE;
-                        c.sem.release();
-                    }
-                    case RECV -> {
-                        debug("recv completion\n");
-                        ret = c.server == 1 ? serverRecv(c, wc) : clientRecv(c, wc);
-                        if (ret != 0) {
-                            err.print("recv wc error: " + ret + "\n");
-                            return cqError(c, ret);
-                        }
-                        try {
-                            c.qp.postRecv(recvWr(c));
-                        } catch (VerbsException e) {
-                            ret = -e.errno().value();
-                            err.print("post recv error: " + ret + "\n");
-                            return cqError(c, ret);
-                        }
-                        c.sem.release();
-                    }
-                    default -> {
-                        debug("unknown!!!!! completion\n");
-                        return cqError(c, -1);
-                    }
-                }
-            }
-            if (ret != 0) {
-                err.print("poll error " + ret + "\n");
-                return cqError(c, ret);
-            }
-            return flushed ? 1 : 0;
-        }
-
-        private static int cqError(Cb c, int ret) {
-            c.state = ERROR;
-            c.sem.release();
-            return ret;
-        }
-
-        int serverRecv(Cb c, WorkCompletion wc) {
-            if (wc.byteLen() != INFO_SIZE) {
-                err.print("Received bogus data, size " + wc.byteLen() + "\n");
-                return -1;
-            }
-            c.remoteRkey = c.recvBuf.getInt(8);
-            c.remoteAddr = c.recvBuf.getLong(0);
-            c.remoteLen = c.recvBuf.getInt(12);
-            debug("Received rkey " + Integer.toHexString(c.remoteRkey) + " addr " + Long.toHexString(c.remoteAddr)
-                    + " len " + c.remoteLen + " from peer\n");
-            if (c.state <= CONNECTED || c.state == RDMA_WRITE_COMPLETE) {
-                c.state = RDMA_READ_ADV;
-            } else {
-                c.state = RDMA_WRITE_ADV;
-            }
-            return 0;
-        }
-
-        int clientRecv(Cb c, WorkCompletion wc) {
-            if (wc.byteLen() != INFO_SIZE) {
-                err.print("Received bogus data, size " + wc.byteLen() + "\n");
-                return -1;
-            }
-            if (c.state == RDMA_READ_ADV) {
-                c.state = RDMA_WRITE_ADV;
-            } else {
-                c.state = RDMA_WRITE_COMPLETE;
-            }
-            return 0;
-        }
-
-        /** {@code cq_thread}. */
-        void startCqThread(Cb c) {
-            Thread t = new Thread(() -> {
-                debug("cq_thread started.\n");
-                while (!c.cqCancelled) {
-                    try {
-                        if (!c.channel.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-                            continue;
-                        }
-                    } catch (InterruptedException e) {
-                        return; // pthread_cancel
-                    }
-                    if (c.cqCancelled) {
-                        return;
-                    }
-                    if (!c.cq.isValid()) {
-                        err.print("Failed to get cq event!\n");
-                        return;
-                    }
-                    try {
-                        c.cq.reqNotify(CqNotify.NEXT_COMP, false);
-                    } catch (VerbsException e) {
-                        err.print("Failed to set notify!\n");
-                        return;
-                    }
-                    if (cqEventHandler(c) != 0) {
-                        return;
-                    }
-                }
-            }, "rping-cq");
-            t.setDaemon(true);
-            c.cqThread = t;
-            t.start();
-        }
-
-        /**
-         * {@code pthread_join(cqthread)}: the thread ends by itself once the disconnect flushed the
-         * receive; if that does not come (the CM left the QP alone), it is cancelled after a while.
-         */
-        static void joinCqThread(Cb c, long waitMs) {
-            Thread t = c.cqThread;
-            if (t == null) {
-                return;
-            }
-            boolean interrupted = false;
-            try {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-                while (t.isAlive() && System.nanoTime() - deadline < 0) {
-                    try {
-                        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                        break;
-                    }
-                }
-                c.cqCancelled = true;
-                t.interrupt();
-                while (t.isAlive()) {
-                    try {
-                        t.join();
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
-                }
-            } finally {
-                c.cqThread = null;
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-
         // -------------------------------------------------------------- setup
 
         /** {@code rping_setup_qp}: 0, or an errno / -1 after printing why. */
-        int setupQp(Cb c, RdmaCmId cmId) {
+        int setupQp(RpingCb c, RdmaCmId cmId) {
             IbDevice dev = cmId.device();
             try {
                 if (dev == null) {
@@ -714,7 +470,7 @@ public final class Rping {
         }
 
         /** {@code rping_setup_buffers}. */
-        int setupBuffers(Cb c) {
+        int setupBuffers(RpingCb c) {
             debug("rping_setup_buffers called on cb " + ptr(c) + "\n");
             c.recvBuf = ByteBuffer.allocateDirect(INFO_SIZE).order(ByteOrder.BIG_ENDIAN);
             try {
@@ -751,25 +507,8 @@ public final class Rping {
             return 0;
         }
 
-        static RecvWr recvWr(Cb c) {
-            return new RecvWr().sgList(new Sge(c.recvMr.iova(), INFO_SIZE, c.recvMr.lkey()));
-        }
-
-        /** {@code sq_wr}: the SEND of {@code send_buf}. */
-        static SendWr sqWr(Cb c) {
-            return new SendWr().opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-                    .sgList(new Sge(c.sendMr.iova(), INFO_SIZE, c.sendMr.lkey()));
-        }
-
-        /** {@code rdma_sq_wr}: an RDMA READ or WRITE of {@code length} bytes at the start of {@code rdma_buf}. */
-        static SendWr rdmaSqWr(Cb c, WrOpcode op, int length) {
-            return new SendWr().opcode(op).sendFlags(SendFlags.SIGNALED)
-                    .sgList(new Sge(c.rdmaMr.iova(), length, c.rdmaMr.lkey()))
-                    .remote(c.remoteAddr, c.remoteRkey);
-        }
-
         /** {@code rping_format_send}: {@code struct rping_rdma_info} in network byte order. */
-        void formatSend(Cb c, MemoryRegion mr) {
+        void formatSend(RpingCb c, MemoryRegion mr) {
             c.sendBuf.putLong(0, mr.iova());
             c.sendBuf.putInt(8, mr.rkey());
             c.sendBuf.putInt(12, c.size);
@@ -777,19 +516,9 @@ public final class Rping {
                     + c.size + "\n");
         }
 
-        /** Posts a send work request; 0 or the negative errno. */
-        static int postSend(Cb c, SendWr wr) {
-            try {
-                c.qp.postSend(wr);
-                return 0;
-            } catch (VerbsException e) {
-                return -e.errno().value();
-            }
-        }
-
         /** A send posted, or rping's "post send error" line: 0 or the negative errno. */
-        int post(Cb c, SendWr wr) {
-            int ret = postSend(c, wr);
+        int post(RpingCb c, SendWr wr) {
+            int ret = c.postSend(wr);
             if (ret != 0) {
                 err.print("post send error " + ret + "\n");
             }
@@ -797,7 +526,7 @@ public final class Rping {
         }
 
         /** {@code sem_wait(&cb->sem)} and the state check after it: false after rping's "wait for" line. */
-        boolean awaitState(Cb c, int want, String name) {
+        boolean awaitState(RpingCb c, int want, String name) {
             semWait(c.sem);
             if (c.state != want) {
                 err.print("wait for " + name + " state " + c.state + "\n");
@@ -816,7 +545,7 @@ public final class Rping {
 
         // -------------------------------------------------------------- server
 
-        int bindServer(Cb c) {
+        int bindServer(RpingCb c) {
             try {
                 c.cmId.bindAddr(new InetSocketAddress(sin, port));
             } catch (VerbsException e) {
@@ -834,7 +563,7 @@ public final class Rping {
             return 0;
         }
 
-        int accept(Cb c) {
+        int accept(RpingCb c) {
             debug("accepting client connection request\n");
             try {
                 c.childCmId.accept(acceptParam(c.childCmId));
@@ -871,7 +600,7 @@ public final class Rping {
         }
 
         /** {@code rping_test_server}. */
-        int testServer(Cb c) {
+        int testServer(RpingCb c) {
             int ret;
             while (true) {
                 // wait for the client's start STAG/TO/len
@@ -881,7 +610,7 @@ public final class Rping {
                 }
                 debug("server received sink adv\n");
 
-                ret = post(c, rdmaSqWr(c, WrOpcode.RDMA_READ, c.remoteLen));
+                ret = post(c, c.rdmaSqWr(WrOpcode.RDMA_READ, c.remoteLen));
                 if (ret != 0) {
                     break;
                 }
@@ -894,10 +623,10 @@ public final class Rping {
                 debug("server received read complete\n");
 
                 if (c.verbose != 0) {
-                    printf("server ping data: " + cString(c.rdmaBuf) + "\n");
+                    printf("server ping data: " + RpingCb.cString(c.rdmaBuf) + "\n");
                 }
 
-                ret = post(c, sqWr(c));
+                ret = post(c, c.sqWr());
                 if (ret != 0) {
                     break;
                 }
@@ -910,8 +639,8 @@ public final class Rping {
                 }
                 debug("server received sink adv\n");
 
-                int len = strlen(c.rdmaBuf) + 1;
-                SendWr write = rdmaSqWr(c, WrOpcode.RDMA_WRITE, len);
+                int len = RpingCb.strlen(c.rdmaBuf) + 1;
+                SendWr write = c.rdmaSqWr(WrOpcode.RDMA_WRITE, len);
                 debug("rdma write from lkey " + Integer.toHexString(c.rdmaMr.lkey()) + " laddr "
                         + Long.toHexString(c.rdmaMr.iova()) + " len " + len + "\n");
                 ret = post(c, write);
@@ -925,7 +654,7 @@ public final class Rping {
                 }
                 debug("server rdma write complete \n");
 
-                ret = post(c, sqWr(c));
+                ret = post(c, c.sqWr());
                 if (ret != 0) {
                     break;
                 }
@@ -935,7 +664,7 @@ public final class Rping {
         }
 
         /** {@code rping_run_server}. */
-        int runServer(Cb c) {
+        int runServer(RpingCb c) {
             int ret = bindServer(c);
             if (ret != 0) {
                 return ret;
@@ -950,13 +679,13 @@ public final class Rping {
          * The part of {@code rping_run_server} (and of {@code rping_persistent_server_thread}) after the
          * connect request: the connection, then the child id is destroyed.
          */
-        int serveConnection(Cb c, boolean persistent) {
+        int serveConnection(RpingCb c, boolean persistent) {
             try {
                 return runConnection(c, c.childCmId, persistent);
             } finally {
                 RdmaCmId child = c.childCmId;
                 c.childCmId = null;
-                closeQuietly(child);
+                RpingCb.closeQuietly(child);
             }
         }
 
@@ -964,7 +693,7 @@ public final class Rping {
          * What {@code rping_run_server} and {@code rping_run_client} both do once the id is ready: setup,
          * accept or connect, the ping loop, disconnect. Releases everything of the connection.
          */
-        int runConnection(Cb c, RdmaCmId id, boolean persistent) {
+        int runConnection(RpingCb c, RdmaCmId id, boolean persistent) {
             String side = c.server == 1 ? "server" : "client";
             try {
                 int ret = setupQp(c, id);
@@ -978,13 +707,13 @@ public final class Rping {
                     return ret;
                 }
                 try {
-                    c.qp.postRecv(recvWr(c));
+                    c.qp.postRecv(c.recvWr());
                 } catch (VerbsException e) {
                     ret = -e.errno().value();
                     err.print("ibv_post_recv failed: " + ret + "\n");
                     return ret;
                 }
-                startCqThread(c);
+                RpingCq.start(this, c);
                 ret = c.server == 1 ? accept(c) : connectClient(c);
                 if (ret != 0) {
                     err.print("connect error " + ret + "\n");
@@ -994,11 +723,11 @@ public final class Rping {
                 if (ret != 0 && !persistent) {
                     err.print("rping " + side + " failed: " + ret + "\n");
                 }
-                disconnect(c, id);
-                joinCqThread(c, 5000);
+                c.disconnect(id);
+                RpingCq.join(c, 5000);
                 return persistent ? 0 : ret;
             } finally {
-                freeConnection(c);
+                c.free();
             }
         }
 
@@ -1016,7 +745,7 @@ public final class Rping {
                 if (child == null) {
                     continue;
                 }
-                Cb conn = cb.cloneFor(child);
+                RpingCb conn = cb.cloneFor(child);
                 Thread t = new Thread(() -> {
                     try {
                         serveConnection(conn, true);
@@ -1035,7 +764,7 @@ public final class Rping {
         // -------------------------------------------------------------- client
 
         /** {@code rping_test_client}. */
-        int testClient(Cb c) {
+        int testClient(RpingCb c) {
             int ret = 0;
             int start = 65;
             byte[] line = new byte[c.size];
@@ -1065,7 +794,7 @@ public final class Rping {
                 c.startBuf.put(0, line);
 
                 formatSend(c, c.startMr);
-                ret = post(c, sqWr(c));
+                ret = post(c, c.sqWr());
                 if (ret != 0) {
                     break;
                 }
@@ -1077,7 +806,7 @@ public final class Rping {
                 }
 
                 formatSend(c, c.rdmaMr);
-                ret = post(c, sqWr(c));
+                ret = post(c, c.sqWr());
                 if (ret != 0) {
                     break;
                 }
@@ -1095,13 +824,13 @@ public final class Rping {
                 }
 
                 if (c.verbose != 0) {
-                    printf("ping data: " + cString(c.rdmaBuf) + "\n");
+                    printf("ping data: " + RpingCb.cString(c.rdmaBuf) + "\n");
                 }
             }
             return c.state == DISCONNECTED ? 0 : ret;
         }
 
-        int connectClient(Cb c) {
+        int connectClient(RpingCb c) {
             RdmaConnParam p = new RdmaConnParam().responderResources(1).initiatorDepth(1).retryCount(7)
                     .rnrRetryCount(7).flowControl(0);
             try {
@@ -1118,7 +847,7 @@ public final class Rping {
             return 0;
         }
 
-        int bindClient(Cb c) {
+        int bindClient(RpingCb c) {
             try {
                 c.cmId.resolveAddr(ssource == null ? null : new InetSocketAddress(ssource, 0),
                         new InetSocketAddress(sin, port), 2000);
@@ -1136,7 +865,7 @@ public final class Rping {
         }
 
         /** {@code rping_run_client}. */
-        int runClient(Cb c) {
+        int runClient(RpingCb c) {
             int ret = bindClient(c);
             if (ret != 0) {
                 return ret;
@@ -1145,66 +874,6 @@ public final class Rping {
         }
 
         // -------------------------------------------------------------- teardown
-
-        /** {@code rping_disconnect}: errors (already disconnected by the peer) are ignored, as in C. */
-        void disconnect(Cb c, RdmaCmId id) {
-            if (id == null || !c.connected) {
-                return;
-            }
-            c.connected = false;
-            try {
-                id.disconnect();
-            } catch (VerbsException e) {
-                // rping ignores the result
-            }
-        }
-
-        /**
-         * Everything a connection allocated, in the order that frees cleanly: the CQ thread, the QP (a
-         * connection cut short is disconnected first), the MRs, the CQ, the PD.
-         */
-        void freeConnection(Cb c) {
-            boolean interrupted = Thread.interrupted();
-            try {
-                if (c.connected) {
-                    disconnect(c, c.connId());
-                }
-                c.cqCancelled = true;
-                joinCqThread(c, 0);
-                RdmaCmId id = c.connId();
-                if (c.qp != null) {
-                    QueuePair qp = c.qp;
-                    try {
-                        if (id != null) {
-                            id.destroyQp();
-                        } else {
-                            qp.destroy();
-                        }
-                    } catch (RuntimeException e) {
-                        quietly(qp::destroy);
-                    }
-                    c.qp = null;
-                }
-                for (MemoryRegion mr : new MemoryRegion[] {c.recvMr, c.sendMr, c.rdmaMr, c.startMr}) {
-                    if (mr != null) {
-                        quietly(mr::dereg);
-                    }
-                }
-                c.recvMr = c.sendMr = c.rdmaMr = c.startMr = null;
-                if (c.cq != null) {
-                    quietly(c.cq::destroy);
-                    c.cq = null;
-                }
-                if (c.pd != null) {
-                    quietly(c.pd::dealloc);
-                    c.pd = null;
-                }
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
 
         /** Whatever is left when {@code main} ends (an interrupt, a failure half-way). */
         void cleanup() {
@@ -1218,48 +887,16 @@ public final class Rping {
                     break;
                 }
             }
-            freeConnection(cb);
+            cb.free();
             RdmaCmId child = cb.childCmId;
             cb.childCmId = null;
-            closeQuietly(child);
+            RpingCb.closeQuietly(child);
             RdmaCmId r;
             while ((r = pendingRequests.poll()) != null) {
-                closeQuietly(r);
+                RpingCb.closeQuietly(r);
             }
-            closeQuietly(cb.cmId);
+            RpingCb.closeQuietly(cb.cmId);
             cb.cmId = null;
         }
-
-        static void closeQuietly(RdmaCmId id) {
-            if (id != null) {
-                quietly(id::close);
-            }
-        }
-
-        /** A release whose failure means the object is gone already (with its device). */
-        static void quietly(Runnable release) {
-            try {
-                release.run();
-            } catch (RuntimeException e) {
-                // gone with its device
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ C strings
-
-    static int strlen(ByteBuffer b) {
-        int n = 0;
-        while (n < b.capacity() && b.get(n) != 0) {
-            n++;
-        }
-        return n;
-    }
-
-    /** {@code printf("%s", buf)}: the bytes up to the NUL (ISO-8859-1, so every byte is one char). */
-    static String cString(ByteBuffer b) {
-        byte[] s = new byte[strlen(b)];
-        b.get(0, s);
-        return new String(s, StandardCharsets.ISO_8859_1);
     }
 }
