@@ -30,6 +30,8 @@ import org.jrdma.ib.core.VerbsException;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.WrOpcode;
+import org.jrdma.ib.core.cli.Exit;
+import org.jrdma.ib.core.cli.Polling;
 import org.jrdma.perftest.Params.Machine;
 
 /**
@@ -182,10 +184,10 @@ final class CmComm extends Comm {
                 testId = accept();
             }
         } catch (java.nio.channels.ClosedByInterruptException | InterruptedException e) {
-            throw Perftest.interrupted();
+            throw Exit.interrupted();
         } catch (IOException | VerbsException e) {
             r.err.append("Failed to create RDMA CM connection with resources.\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         r.handShake(zero);
     }
@@ -268,7 +270,7 @@ final class CmComm extends Comm {
             if (System.nanoTime() > deadline) {
                 throw new IOException("timeout");
             }
-            Perftest.idle(empty++);
+            Polling.idle(empty++);
         }
     }
 

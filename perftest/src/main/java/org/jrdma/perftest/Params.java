@@ -4,6 +4,8 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jrdma.ib.core.cli.CNum;
+
 /**
  * {@code struct perftest_parameters} and {@code parser()} of perftest 4.5 ({@code perftest_parameters.c}):
  * the options that matter on a soft RoCE / loopback stack, with perftest's defaults, range checks,
@@ -407,7 +409,7 @@ final class Params {
                         a = a.substring(0, a.length() - 1);
                         factor = 1024 * 1024;
                     }
-                    size = CNum.strtolPrefix(a) * factor;
+                    size = CNum.strtol(a) * factor;
                     reqSize = true;
                     if (size < 1 || size > 0xffffffffL / 2) {
                         err.append(" Message Size should be between 1 and ").append(0xffffffffL / 2).append('\n');

@@ -1,5 +1,10 @@
 package org.jrdma.perftest;
 
+import static org.jrdma.ib.core.cli.Exit.checkInterrupt;
+import static org.jrdma.ib.core.cli.Exit.exit;
+import static org.jrdma.ib.core.cli.Exit.interrupted;
+import static org.jrdma.ib.core.cli.Polling.idle;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.invoke.MethodHandles;
@@ -43,6 +48,10 @@ import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.WrOpcode;
 import org.jrdma.ib.core.cli.CommandFailure;
+import org.jrdma.ib.core.cli.Exit;
+import org.jrdma.ib.core.cli.Printf;
+import org.jrdma.ib.core.cli.ToolClient;
+import org.jrdma.ib.core.cli.ToolMain;
 import org.jrdma.perftest.Params.Machine;
 import org.jrdma.perftest.Params.Tst;
 import org.jrdma.perftest.Params.Verb;
@@ -60,7 +69,7 @@ import org.jrdma.perftest.Params.Verb;
  */
 public final class Perftest {
     /** The exit status of a run ended by an interrupt (128 + SIGINT). */
-    public static final int INTERRUPTED = 130;
+    public static final int INTERRUPTED = Exit.INTERRUPTED;
     static final String RESULT_LINE = Params.RESULT_LINE;
     static final String RESULT_FMT = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]";
     static final String RESULT_FMT_G = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]";
@@ -128,43 +137,12 @@ public final class Perftest {
 
     /** As a Gogo command: returns for status 0, else throws {@link CommandFailure} with perftest's stderr text. */
     public void execute(IbCore core, RdmaCm cm, PrintStream out, PrintStream err, String... args) {
-        StringBuilder stderr = new StringBuilder();
-        int status = main(core, cm, out, stderr, err, args) & 0xff;
-        out.flush();
-        if (status != 0) {
-            String s = stderr.toString();
-            throw new CommandFailure(status, s.endsWith("\n") ? s.substring(0, s.length() - 1) : s);
-        }
-        if (stderr.length() > 0) {
-            err.print(stderr);
-            err.flush();
-        }
+        ToolMain.execute(out, err, stderr -> main(core, cm, out, stderr, err, args));
     }
 
     /** As a process: stderr text printed to {@code err}, the exit status returned. */
     public int run(IbCore core, RdmaCm cm, PrintStream out, PrintStream err, String... args) {
-        StringBuilder stderr = new StringBuilder();
-        try {
-            return main(core, cm, out, stderr, err, args) & 0xff;
-        } finally {
-            out.flush();
-            err.print(stderr);
-            err.flush();
-        }
-    }
-
-    static final class Exit extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final int status;
-
-        Exit(int status) {
-            super(null, null, false, false);
-            this.status = status;
-        }
-    }
-
-    static Exit exit(int status) {
-        return new Exit(status);
+        return ToolMain.run(out, err, stderr -> main(core, cm, out, stderr, err, args));
     }
 
     /**
@@ -190,7 +168,7 @@ public final class Perftest {
             run.main();
             return 0;
         } catch (Exit e) {
-            return e.status;
+            return e.status();
         } finally {
             boolean interrupted = Thread.interrupted();
             run.release();
@@ -238,21 +216,7 @@ public final class Perftest {
             this.out = out;
             this.err = err;
             this.warn = warn;
-            String prog = name;
-            this.owner = new IbClient() {
-                @Override
-                public String name() {
-                    return prog;
-                }
-
-                @Override
-                public void add(IbDevice device) {
-                }
-
-                @Override
-                public void remove(IbDevice device, Object clientData) {
-                }
-            };
+            this.owner = ToolClient.named(name);
         }
 
         Perftest tool() {
@@ -475,26 +439,12 @@ public final class Perftest {
         // ------------------------------------------------------------------ device, link, connection
 
         void findDevice() {
-            List<IbDevice> devices = core.devices();
-            if (p.ibDevname == null) {
-                if (devices.isEmpty()) {
-                    err.append("No IB devices found\n");
-                    err.append(" Unable to find the Infiniband/RoCE device\n");
-                    throw exit(1);
-                }
-                dev = devices.get(0);
-                p.ibDevname = dev.name();
-                return;
+            dev = ToolClient.findDevice(core, p.ibDevname, err);
+            if (dev == null) {
+                err.append(" Unable to find the Infiniband/RoCE device\n");
+                throw exit(1);
             }
-            for (IbDevice d : devices) {
-                if (d.name().equals(p.ibDevname)) {
-                    dev = d;
-                    return;
-                }
-            }
-            err.append("IB device ").append(p.ibDevname).append(" not found\n");
-            err.append(" Unable to find the Infiniband/RoCE device\n");
-            throw exit(1);
+            p.ibDevname = dev.name();
         }
 
         /** {@code check_link}: link layer, the default GID index, max inline and outstanding reads. */
@@ -914,22 +864,22 @@ public final class Perftest {
 
         void printDest(String side, Dest d) {
             StringBuilder o = new StringBuilder();
-            o.append(' ').append(side).append(" address: LID ").append(Fmt.altHex(d.lid() & 0xffffffffL, 4))
-                    .append(" QPN ").append(Fmt.altHex(d.qpn() & 0xffffffffL, 6))
-                    .append(" PSN ").append(Fmt.altHex(d.psn() & 0xffffffffL, 6));
+            o.append(' ').append(side).append(" address: LID ").append(Printf.altHex(d.lid() & 0xffffffffL, 4))
+                    .append(" QPN ").append(Printf.altHex(d.qpn() & 0xffffffffL, 6))
+                    .append(" PSN ").append(Printf.altHex(d.psn() & 0xffffffffL, 6));
             if (verb == Verb.READ) {
-                o.append(" OUT ").append(Fmt.altHex(d.outReads() & 0xffffffffL, 4));
+                o.append(" OUT ").append(Printf.altHex(d.outReads() & 0xffffffffL, 4));
             }
             if (verb == Verb.READ || verb == Verb.WRITE) {
-                o.append(" RKey ").append(Fmt.altHex(d.rkey() & 0xffffffffL, 8))
-                        .append(" VAddr ").append(Fmt.altHex(d.vaddr(), 16));
+                o.append(" RKey ").append(Printf.altHex(d.rkey() & 0xffffffffL, 8))
+                        .append(" VAddr ").append(Printf.altHex(d.vaddr(), 16));
             }
             o.append('\n');
             if (p.gidIndex > -1) {
                 o.append(" GID: ");
                 byte[] g = d.gid();
                 for (int i = 0; i < 16; i++) {
-                    o.append(Fmt.f("%02d", g[i] & 0xff)).append(i < 15 ? ":" : "\n");
+                    o.append(Printf.f("%02d", g[i] & 0xff)).append(i < 15 ? ":" : "\n");
                 }
             }
             out.print(o);
@@ -1383,10 +1333,10 @@ public final class Perftest {
         void printFullBwReport(BwReport r) {
             boolean incAccuracy = r.bwAvg < 0.1 && p.gbits;
             if (incAccuracy) {
-                out.print(Fmt.f(" %-7d    %d           %-7.6f            %-7.6f            %-7.6f", r.size, r.iters,
+                out.print(Printf.f(" %-7d    %d           %-7.6f            %-7.6f            %-7.6f", r.size, r.iters,
                         r.bwPeak, r.bwAvg, r.msgRate));
             } else {
-                out.print(Fmt.f(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size, r.iters, r.bwPeak,
+                out.print(Printf.f(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size, r.iters, r.bwPeak,
                         r.bwAvg, r.msgRate));
             }
             out.print("\n");
@@ -1457,7 +1407,7 @@ public final class Perftest {
             double stdev = Math.sqrt(stdevSum / measureCnt);
             int iters99 = (int) Math.ceil(measureCnt * 0.99);
             int iters999 = (int) Math.ceil(measureCnt * 0.999);
-            out.print(Fmt.f(" %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f",
+            out.print(Printf.f(" %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f",
                     p.size, p.iters, delta[0] / q, delta[measureCnt] / q, latency, average, stdev, delta[iters99] / q,
                     delta[iters999] / q));
             out.print("\n");
@@ -1469,7 +1419,7 @@ public final class Perftest {
             long sample = tcompleted[0] - tposted[0];
             double latency = ((sample / CPU_MHZ) / rttFactor) / p.iters;
             double tps = p.iters / (sample / (CPU_MHZ * 1000000));
-            out.print(Fmt.f(" %-7d       %d            %-7.2f        %-7.2f", p.size, p.iters, latency, tps));
+            out.print(Printf.f(" %-7d       %d            %-7.2f        %-7.2f", p.size, p.iters, latency, tps));
             out.print("\n");
             out.flush();
         }
@@ -1569,7 +1519,7 @@ public final class Perftest {
     }
 
     static String gFormat(double v) {
-        String s = Fmt.f("%.6g", v);
+        String s = Printf.f("%.6g", v);
         if (s.contains("e")) {
             return s;
         }
@@ -1592,27 +1542,6 @@ public final class Perftest {
 
     static int wcStatusCode(WcStatus s) {
         return s.ordinal();
-    }
-
-    static Exit interrupted() {
-        Thread.currentThread().interrupt();
-        return new Exit(INTERRUPTED);
-    }
-
-    static void checkInterrupt() {
-        if (Thread.currentThread().isInterrupted()) {
-            throw interrupted();
-        }
-    }
-
-    /** An empty poll: spin briefly, then yield (the "HCA" may need this CPU); where an interrupt ends the wait. */
-    static void idle(int emptyPolls) {
-        checkInterrupt();
-        if (emptyPolls < 64) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
     }
 
     static void quietly(Runnable r) {

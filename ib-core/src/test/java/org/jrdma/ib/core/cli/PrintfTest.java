@@ -21,11 +21,12 @@ class PrintfTest {
     }
 
     @Test
-    void alternateHexLeavesThePrefixOutForZero() {
+    void alternateHexAsPerftestPrintsAddressLines() {
         assertEquals("0000", Printf.altHex(0, 4));
         assertEquals("0x01", Printf.altHex(1, 4));
         assertEquals("0x001f", Printf.altHex(0x1f, 6));
         assertEquals("0x9dca5", Printf.altHex(0x9dca5, 6));
+        assertEquals("0x00109e", Printf.altHex(0x109e, 8));
         assertEquals("0x0055c2aa433000", Printf.altHex(0x55c2aa433000L, 16));
     }
 
