@@ -92,7 +92,35 @@ public abstract class PingpongTool {
      * writes to stderr. Never throws for what the real tool reports; whatever it allocated is
      * released when it returns.
      */
-    abstract int main(IbCore core, PrintStream out, StringBuilder stderr, String[] args);
+    final int main(IbCore core, PrintStream out, StringBuilder stderr, String[] args) {
+        PingpongRun r = newRun(out, stderr);
+        try {
+            if (!parse(r, args)) {
+                usage(out);
+                return 1;
+            }
+            return r.main(core);
+        } catch (Exit e) {
+            return e.status();
+        } finally {
+            // release everything with the interrupt flag clear, so no wait inside a destroy is cut short
+            boolean interrupted = Thread.interrupted();
+            r.closeCtx(false);
+            out.flush();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A run of this tool, its options not parsed yet. */
+    abstract PingpongRun newRun(PrintStream out, StringBuilder stderr);
+
+    /** The getopt loop of this tool; false when the usage is to be printed. */
+    abstract boolean parse(PingpongRun run, String[] args);
+
+    /** The usage text of this tool. */
+    abstract void usage(PrintStream out);
 
     // ------------------------------------------------------------------ shared by the tools
 
