@@ -372,8 +372,7 @@ public final class Rping {
                     }
                 }
                 case ROUTE_RESOLVED -> {
-                    c.state = ROUTE_RESOLVED;
-                    c.sem.release();
+                    c.wake(ROUTE_RESOLVED);
                 }
                 case CONNECT_REQUEST -> {
                     if (persistentServer) {
@@ -390,8 +389,7 @@ public final class Rping {
                 }
                 case CONNECT_RESPONSE -> {
                     debug("CONNECT_RESPONSE\n");
-                    c.state = CONNECTED;
-                    c.sem.release();
+                    c.wake(CONNECTED);
                 }
                 case ESTABLISHED -> {
                     debug("ESTABLISHED\n");
@@ -408,13 +406,11 @@ public final class Rping {
                 }
                 case DISCONNECTED -> {
                     err.print((c.server == 1 ? "server" : "client") + " DISCONNECT EVENT...\n");
-                    c.state = DISCONNECTED;
-                    c.sem.release();
+                    c.wake(DISCONNECTED);
                 }
                 case DEVICE_REMOVAL -> {
                     err.print("cma detected device removal!!!!\n");
-                    c.state = ERROR;
-                    c.sem.release();
+                    c.wake(ERROR);
                     ret = -1;
                 }
                 default -> err.print("unhandled event: " + event.type().str() + ", ignoring\n");

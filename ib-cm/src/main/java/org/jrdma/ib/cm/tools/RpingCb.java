@@ -76,6 +76,12 @@ final class RpingCb {
         return c;
     }
 
+    /** A new state for the test loop, which {@code sem_post} wakes. */
+    void wake(int newState) {
+        state = newState;
+        sem.release();
+    }
+
     /** The id the QP lives on. */
     RdmaCmId connId() {
         return server == 1 ? childCmId : cmId;

@@ -52,13 +52,11 @@ final class RpingCq {
                 case SEND -> t.debug("send completion\n");
                 case RDMA_WRITE -> {
                     t.debug("rdma write completion\n");
-                    c.state = RDMA_WRITE_COMPLETE;
-                    c.sem.release();
+                    c.wake(RDMA_WRITE_COMPLETE);
                 }
                 case RDMA_READ -> {
                     t.debug("rdma read completion\n");
-                    c.state = RDMA_READ_COMPLETE;
-                    c.sem.release();
+                    c.wake(RDMA_READ_COMPLETE);
                 }
                 case RECV -> {
                     t.debug("recv completion\n");
@@ -90,8 +88,7 @@ final class RpingCq {
     }
 
     private static int cqError(RpingCb c, int ret) {
-        c.state = ERROR;
-        c.sem.release();
+        c.wake(ERROR);
         return ret;
     }
 
