@@ -269,25 +269,8 @@ final class Pingpong extends PingpongTool {
         // -------------------------------------------------------------- posting
 
         @Override
-        int postRecv(long n) {
-            int i = 0;
-            try {
-                for (; i < n; ++i) {
-                    qp.postRecv(recvWr);
-                }
-            } catch (VerbsException e) {
-                // as the C loop: stop at the first failure
-            }
-            return i;
-        }
-
-        boolean postSend() {
-            try {
-                qp.postSend(sendWr);
-                return true;
-            } catch (VerbsException e) {
-                return false;
-            }
+        void postOneRecv() {
+            qp.postRecv(recvWr);
         }
 
         // -------------------------------------------------------------- pp_connect_ctx
@@ -452,7 +435,7 @@ final class Pingpong extends PingpongTool {
             }
             pending &= ~(int) wc.wrId();
             if (scnt < iters && pending == 0) {
-                if (!postSend()) {
+                if (!postSend(qp)) {
                     err.append("Couldn't post send\n");
                     return false;
                 }
@@ -510,7 +493,7 @@ final class Pingpong extends PingpongTool {
                 if (validateBuf) {
                     fillPattern(buf, bufOffset(), size);
                 }
-                if (!postSend()) {
+                if (!postSend(qp)) {
                     err.append("Couldn't post send\n");
                     return 1;
                 }

@@ -21,6 +21,7 @@ import org.jrdma.ib.core.MemoryRegion;
 import org.jrdma.ib.core.Mtu;
 import org.jrdma.ib.core.PortAttr;
 import org.jrdma.ib.core.ProtectionDomain;
+import org.jrdma.ib.core.QueuePair;
 import org.jrdma.ib.core.RecvWr;
 import org.jrdma.ib.core.SendFlags;
 import org.jrdma.ib.core.SendWr;
@@ -85,8 +86,8 @@ abstract class PingpongRun {
     /** {@code pp_close_ctx}: with {@code report}, the real tool's messages and status; always releases everything. */
     abstract int closeCtx(boolean report);
 
-    /** Posts up to {@code n} receives; how many were posted. */
-    abstract int postRecv(long n);
+    /** {@code ibv_post_recv} (or {@code ibv_post_srq_recv}) of {@link #recvWr}. */
+    abstract void postOneRecv();
 
     /** One completion of the main loop; false after printing why. */
     abstract boolean handleWc(WorkCompletion wc, int ne);
@@ -202,6 +203,31 @@ abstract class PingpongRun {
         status = PingpongTool.releaseStep(err, status, report, pd == null ? null : pd::dealloc, "Couldn't deallocate PD\n");
         pd = null;
         return status;
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    /** Posts up to {@code n} receives; how many were posted (as the C loop, it stops at the first failure). */
+    final int postRecv(long n) {
+        int i = 0;
+        try {
+            for (; i < n; ++i) {
+                postOneRecv();
+            }
+        } catch (VerbsException e) {
+            // stop at the first failure
+        }
+        return i;
+    }
+
+    /** {@code ibv_post_send} of {@link #sendWr} on {@code qp}; false when it failed. */
+    final boolean postSend(QueuePair qp) {
+        try {
+            qp.postSend(sendWr);
+            return true;
+        } catch (VerbsException e) {
+            return false;
+        }
     }
 
     // ------------------------------------------------------------------ main

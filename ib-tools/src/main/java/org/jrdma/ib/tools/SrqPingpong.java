@@ -167,25 +167,8 @@ final class SrqPingpong extends PingpongTool {
         }
 
         @Override
-        int postRecv(long n) {
-            int i = 0;
-            try {
-                for (; i < n; ++i) {
-                    srq.postRecv(recvWr);
-                }
-            } catch (VerbsException e) {
-                // stop at the first failure
-            }
-            return i;
-        }
-
-        boolean postSend(int qpIndex) {
-            try {
-                qp[qpIndex].postSend(sendWr);
-                return true;
-            } catch (VerbsException e) {
-                return false;
-            }
+        void postOneRecv() {
+            srq.postRecv(recvWr);
         }
 
         boolean connectCtx(Dest[] my, Dest[] dest) {
@@ -388,7 +371,7 @@ final class SrqPingpong extends PingpongTool {
                     fillPattern(buf, 0, size);
                 }
                 for (int i = 0; i < numQp; ++i) {
-                    if (!postSend(i)) {
+                    if (!postSend(qp[i])) {
                         err.append("Couldn't post send\n");
                         return 1;
                     }
@@ -417,7 +400,7 @@ final class SrqPingpong extends PingpongTool {
             }
             pending[qpInd] &= ~(int) w.wrId();
             if (Integer.toUnsignedLong(scnt) < iters && pending[qpInd] == 0) {
-                if (!postSend(qpInd)) {
+                if (!postSend(qp[qpInd])) {
                     err.append("Couldn't post send\n");
                     return false;
                 }
