@@ -1,5 +1,7 @@
 package org.jrdma.perftest;
 
+import org.jrdma.ib.core.cli.Polling;
+import org.jrdma.ib.core.cli.Exit;
 import java.util.Arrays;
 
 import org.jrdma.ib.core.QueuePair;
@@ -80,10 +82,10 @@ final class BwIterations {
                 if (pollSend()) {
                     empty = 0;
                 } else {
-                    Perftest.idle(empty++);
+                    Polling.idle(empty++);
                 }
             } else if (p.duration) {
-                Perftest.idle(empty++);
+                Polling.idle(empty++);
             }
         }
         if (p.noPeak && !p.duration) {
@@ -153,7 +155,7 @@ final class BwIterations {
         while (rcnt < totIters || (p.duration && (clock == null || clock.state() != DurationClock.END))) {
             int ne = res.bufs.recvCq().poll(wc, wc.length);
             if (ne <= 0) {
-                Perftest.idle(empty++);
+                Polling.idle(empty++);
                 continue;
             }
             empty = 0;
@@ -191,7 +193,7 @@ final class BwIterations {
             qp.postRecv(rwr);
         } catch (VerbsException e) {
             res.err.append("Couldn't post recv Qp=").append(id).append(" rcnt=").append(rcnt).append('\n');
-            throw Perftest.exit(15);
+            throw Exit.exit(15);
         }
     }
 

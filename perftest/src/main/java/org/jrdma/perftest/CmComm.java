@@ -1,5 +1,7 @@
 package org.jrdma.perftest;
 
+import org.jrdma.ib.core.cli.Polling;
+import org.jrdma.ib.core.cli.Exit;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -194,10 +196,10 @@ final class CmComm extends Comm {
                 testId = accept();
             }
         } catch (java.nio.channels.ClosedByInterruptException | InterruptedException e) {
-            throw Perftest.interrupted();
+            throw Exit.interrupted();
         } catch (IOException | VerbsException e) {
             err.append("Failed to create RDMA CM connection with resources.\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         r.handShake(zero);
     }
@@ -280,7 +282,7 @@ final class CmComm extends Comm {
             if (System.nanoTime() > deadline) {
                 throw new IOException("timeout");
             }
-            Perftest.idle(empty++);
+            Polling.idle(empty++);
         }
     }
 

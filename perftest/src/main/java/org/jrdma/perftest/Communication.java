@@ -1,5 +1,6 @@
 package org.jrdma.perftest;
 
+import org.jrdma.ib.core.cli.Exit;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -62,19 +63,19 @@ final class Communication {
                     err.append("Couldn't connect to ").append(p.servername).append(':').append(p.port).append('\n');
                     err.append("Unable to open file descriptor for socket connection");
                     err.append(" Unable to init the socket connection\n");
-                    throw Perftest.exit(1);
+                    throw Exit.exit(1);
                 }
                 return new Communication(p, err, c, null);
             }
             return new Communication(p, err, Comm.Tcp.accept(p.port, listening), null);
         } catch (java.nio.channels.ClosedByInterruptException e) {
-            throw Perftest.interrupted();
+            throw Exit.interrupted();
         } catch (java.net.UnknownHostException e) {
             err.append(p.servername).append(" for port ").append(p.port).append(": Name or service not known\n");
             err.append("Problem in resolving basic address and port\n");
             err.append("Unable to open file descriptor for socket connection");
             err.append(" Unable to init the socket connection\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         } catch (IOException e) {
             if (p.machine == Machine.CLIENT) {
                 err.append("Couldn't connect to ").append(p.servername).append(':').append(p.port).append('\n');
@@ -83,7 +84,7 @@ final class Communication {
             }
             err.append("Unable to open file descriptor for socket connection");
             err.append(" Unable to init the socket connection\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
     }
 
@@ -100,7 +101,7 @@ final class Communication {
         remVersion = new String(rv, 0, n, StandardCharsets.US_ASCII);
         if (atof(remVersion) < 5.70) {
             err.append("Current implementation is not compatible with versions older than 5.70\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         int remCycle = ByteBuffer.wrap(xchg(ByteBuffer.allocate(4).putInt(p.cycleBuffer).array())).getInt();
         int remCache = ByteBuffer.wrap(xchg(ByteBuffer.allocate(4).putInt(p.cacheLineSize).array())).getInt();
@@ -152,7 +153,7 @@ final class Communication {
             }
         } catch (VerbsException e) {
             err.append(" Unable to set up socket connection\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         for (int i = 0; i < p.numOfQps; i++) {
             my[i] = new Dest(lid, p.outReads, res.qps[i].qpNum(), RANDOM.nextInt(1 << 24), res.bufs.mr().rkey(),
@@ -183,7 +184,7 @@ final class Communication {
         if (Gid.of(my[0].gid()).isV4Mapped() != Gid.of(rem[0].gid()).isV4Mapped()) {
             err.append("\n Found Incompatibility issue with GID types.\n");
             err.append(" Please Try to use a different IP version.\n\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
     }
 
@@ -220,13 +221,13 @@ final class Communication {
         try {
             return comm.xchg(mine);
         } catch (java.nio.channels.ClosedByInterruptException e) {
-            throw Perftest.interrupted();
+            throw Exit.interrupted();
         } catch (IOException e) {
-            Perftest.checkInterrupt();
+            Exit.checkInterrupt();
             err.append("ethernet_read_data: Couldn't read reports\n");
             err.append(" Unable to read from socket/rdma_cm\n");
             err.append(" Failed to exchange data between server and clients\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
     }
 
@@ -235,19 +236,19 @@ final class Communication {
         try {
             r = comm.handShake(mine, withGid);
         } catch (java.nio.channels.ClosedByInterruptException e) {
-            throw Perftest.interrupted();
+            throw Exit.interrupted();
         } catch (IOException e) {
-            Perftest.checkInterrupt();
+            Exit.checkInterrupt();
             err.append("ethernet_read_keys: Couldn't read remote address\n");
             err.append(" Unable to read from socket/rdma_cm\n");
             err.append("Failed to exchange data between server and clients\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         if (r == null) {
             err.append("Couldn't parse line <...>\n");
             err.append(" Unable to read from socket/rdma_cm\n");
             err.append("Failed to exchange data between server and clients\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         return r;
     }
@@ -261,11 +262,11 @@ final class Communication {
         try {
             comm.closeConnection(my[0], withGid);
         } catch (java.nio.channels.ClosedByInterruptException e) {
-            throw Perftest.interrupted();
+            throw Exit.interrupted();
         } catch (IOException e) {
-            Perftest.checkInterrupt();
+            Exit.checkInterrupt();
             err.append("Failed to close connection between server and client\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
     }
 

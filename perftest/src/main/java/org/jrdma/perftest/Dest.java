@@ -3,6 +3,8 @@ package org.jrdma.perftest;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
+import org.jrdma.ib.core.cli.Printf;
+
 /**
  * {@code struct pingpong_dest}: what each side tells the other of one QP, and its two wire forms:
  * the ASCII record of the TCP exchange ({@code KEY_PRINT_FMT}, 59 bytes, or {@code KEY_PRINT_FMT_GID},
@@ -16,16 +18,16 @@ record Dest(int lid, int outReads, int qpn, int psn, int rkey, long vaddr, byte[
     /** {@code sprintf(msg, KEY_PRINT_FMT[_GID], ...)} into the fixed-size message. */
     byte[] key(boolean withGid) {
         StringBuilder sb = new StringBuilder();
-        sb.append(Fmt.hex(lid & 0xffffffffL, 4)).append(':').append(Fmt.hex(outReads & 0xffffffffL, 4)).append(':')
-                .append(Fmt.hex(qpn & 0xffffffffL, 6)).append(':').append(Fmt.hex(psn & 0xffffffffL, 6)).append(':')
-                .append(Fmt.hex(rkey & 0xffffffffL, 8)).append(':').append(Fmt.hex(vaddr, 16)).append(':');
+        sb.append(Printf.hex(lid & 0xffffffffL, 4)).append(':').append(Printf.hex(outReads & 0xffffffffL, 4)).append(':')
+                .append(Printf.hex(qpn & 0xffffffffL, 6)).append(':').append(Printf.hex(psn & 0xffffffffL, 6)).append(':')
+                .append(Printf.hex(rkey & 0xffffffffL, 8)).append(':').append(Printf.hex(vaddr, 16)).append(':');
         if (withGid) {
             for (int i = 0; i < 16; i++) {
-                sb.append(Fmt.hex(gid[i] & 0xff, 2)).append(':');
+                sb.append(Printf.hex(gid[i] & 0xff, 2)).append(':');
             }
-            sb.append(Fmt.hex(srqn & 0xffffffffL, 8)).append(':');
+            sb.append(Printf.hex(srqn & 0xffffffffL, 8)).append(':');
         } else {
-            sb.append(Fmt.hex(srqn & 0xffffffffL, 8));
+            sb.append(Printf.hex(srqn & 0xffffffffL, 8));
         }
         byte[] msg = new byte[withGid ? KEY_MSG_SIZE_GID : KEY_MSG_SIZE];
         byte[] text = sb.toString().getBytes(StandardCharsets.US_ASCII);

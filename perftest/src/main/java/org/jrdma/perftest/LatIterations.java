@@ -1,5 +1,7 @@
 package org.jrdma.perftest;
 
+import org.jrdma.ib.core.cli.Polling;
+import org.jrdma.ib.core.cli.Exit;
 import java.lang.invoke.VarHandle;
 
 import org.jrdma.ib.core.RecvWr;
@@ -83,7 +85,7 @@ final class LatIterations {
                 rcnt++;
                 int spins = 0;
                 while (res.readByte(pollAt) != (byte) rcnt && !ended()) {
-                    Perftest.idle(spins++);
+                    Polling.idle(spins++);
                 }
             }
             if (scnt < iters || p.duration) {
@@ -170,7 +172,7 @@ final class LatIterations {
             if (p.duration && clock != null && clock.state() == DurationClock.END) {
                 break;
             }
-            Perftest.idle(empty++);
+            Polling.idle(empty++);
         }
         if (ne <= 0) {
             return;
@@ -191,7 +193,7 @@ final class LatIterations {
                 res.qps[0].postRecv(rwr);
             } catch (VerbsException e) {
                 res.err.append("Couldn't post recv: rcnt=").append(rcnt).append('\n');
-                throw Perftest.exit(15);
+                throw Exit.exit(15);
             }
         }
     }

@@ -1,5 +1,6 @@
 package org.jrdma.perftest;
 
+import org.jrdma.ib.core.cli.CNum;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -326,7 +327,7 @@ final class Params {
             a = a.substring(0, a.length() - 1);
             factor = 1024 * 1024;
         }
-        p.size = CNum.strtolPrefix(a) * factor;
+        p.size = CNum.strtol(a) * factor;
         p.reqSize = true;
         if (p.size < 1 || p.size > 0xffffffffL / 2) {
             err.append(" Message Size should be between 1 and ").append(0xffffffffL / 2).append('\n');

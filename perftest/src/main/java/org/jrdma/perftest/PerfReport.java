@@ -1,5 +1,6 @@
 package org.jrdma.perftest;
 
+import org.jrdma.ib.core.cli.Printf;
 import static org.jrdma.perftest.Params.RESULT_LINE;
 
 import java.io.PrintStream;
@@ -93,22 +94,22 @@ final class PerfReport {
     /** {@code ctx_print_pingpong_data}: one QP's address line (and GID line). */
     void printDest(String side, Dest d) {
         StringBuilder o = new StringBuilder();
-        o.append(' ').append(side).append(" address: LID ").append(Fmt.altHex(d.lid() & 0xffffffffL, 4))
-                .append(" QPN ").append(Fmt.altHex(d.qpn() & 0xffffffffL, 6))
-                .append(" PSN ").append(Fmt.altHex(d.psn() & 0xffffffffL, 6));
+        o.append(' ').append(side).append(" address: LID ").append(Printf.altHex(d.lid() & 0xffffffffL, 4))
+                .append(" QPN ").append(Printf.altHex(d.qpn() & 0xffffffffL, 6))
+                .append(" PSN ").append(Printf.altHex(d.psn() & 0xffffffffL, 6));
         if (p.verb == Verb.READ) {
-            o.append(" OUT ").append(Fmt.altHex(d.outReads() & 0xffffffffL, 4));
+            o.append(" OUT ").append(Printf.altHex(d.outReads() & 0xffffffffL, 4));
         }
         if (p.verb == Verb.READ || p.verb == Verb.WRITE) {
-            o.append(" RKey ").append(Fmt.altHex(d.rkey() & 0xffffffffL, 8))
-                    .append(" VAddr ").append(Fmt.altHex(d.vaddr(), 16));
+            o.append(" RKey ").append(Printf.altHex(d.rkey() & 0xffffffffL, 8))
+                    .append(" VAddr ").append(Printf.altHex(d.vaddr(), 16));
         }
         o.append('\n');
         if (p.gidIndex > -1) {
             o.append(" GID: ");
             byte[] g = d.gid();
             for (int i = 0; i < 16; i++) {
-                o.append(Fmt.f("%02d", g[i] & 0xff)).append(i < 15 ? ":" : "\n");
+                o.append(Printf.f("%02d", g[i] & 0xff)).append(i < 15 ? ":" : "\n");
             }
         }
         out.print(o);
@@ -182,10 +183,10 @@ final class PerfReport {
     void printFullBwReport(BwReport r) {
         boolean incAccuracy = r.bwAvg() < 0.1 && p.gbits;
         if (incAccuracy) {
-            out.print(Fmt.f(" %-7d    %d           %-7.6f            %-7.6f            %-7.6f", r.size(), r.iters(),
+            out.print(Printf.f(" %-7d    %d           %-7.6f            %-7.6f            %-7.6f", r.size(), r.iters(),
                     r.bwPeak(), r.bwAvg(), r.msgRate()));
         } else {
-            out.print(Fmt.f(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size(), r.iters(), r.bwPeak(),
+            out.print(Printf.f(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size(), r.iters(), r.bwPeak(),
                     r.bwAvg(), r.msgRate()));
         }
         out.print("\n");
@@ -234,7 +235,7 @@ final class PerfReport {
         double stdev = Math.sqrt(stdevSum / measureCnt);
         int iters99 = (int) Math.ceil(measureCnt * 0.99);
         int iters999 = (int) Math.ceil(measureCnt * 0.999);
-        out.print(Fmt.f(" %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f",
+        out.print(Printf.f(" %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f",
                 size, s.iters(), delta[0] / q, delta[measureCnt] / q, latency, average, stdev, delta[iters99] / q,
                 delta[iters999] / q));
         out.print("\n");
@@ -255,7 +256,7 @@ final class PerfReport {
         long sample = s.tcompleted()[0] - s.tposted()[0];
         double latency = ((sample / CPU_MHZ) / rttFactor) / s.iters();
         double tps = s.iters() / (sample / (CPU_MHZ * 1000000));
-        out.print(Fmt.f(" %-7d       %d            %-7.2f        %-7.2f", size, s.iters(), latency, tps));
+        out.print(Printf.f(" %-7d       %d            %-7.2f        %-7.2f", size, s.iters(), latency, tps));
         out.print("\n");
         out.flush();
     }
@@ -266,7 +267,7 @@ final class PerfReport {
 
     /** C's {@code %g}: six significant digits, trailing zeros dropped. */
     static String gFormat(double v) {
-        String s = Fmt.f("%.6g", v);
+        String s = Printf.f("%.6g", v);
         if (s.contains("e")) {
             return s;
         }

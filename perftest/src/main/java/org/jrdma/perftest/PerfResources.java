@@ -1,5 +1,8 @@
 package org.jrdma.perftest;
 
+import org.jrdma.ib.core.cli.Polling;
+import org.jrdma.ib.core.cli.Exit;
+import org.jrdma.ib.core.cli.ToolClient;
 import java.io.PrintStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -99,25 +102,13 @@ final class PerfResources {
     }
 
     private static IbDevice findDevice(Params p, IbCore core, StringBuilder err) {
-        List<IbDevice> devices = core.devices();
-        if (p.ibDevname == null) {
-            if (devices.isEmpty()) {
-                err.append("No IB devices found\n");
-                err.append(" Unable to find the Infiniband/RoCE device\n");
-                throw Perftest.exit(1);
-            }
-            IbDevice dev = devices.get(0);
-            p.ibDevname = dev.name();
-            return dev;
+        IbDevice dev = ToolClient.findDevice(core, p.ibDevname, err);
+        if (dev == null) {
+            err.append(" Unable to find the Infiniband/RoCE device\n");
+            throw Exit.exit(1);
         }
-        for (IbDevice d : devices) {
-            if (d.name().equals(p.ibDevname)) {
-                return d;
-            }
-        }
-        err.append("IB device ").append(p.ibDevname).append(" not found\n");
-        err.append(" Unable to find the Infiniband/RoCE device\n");
-        throw Perftest.exit(1);
+        p.ibDevname = dev.name();
+        return dev;
     }
 
     /** {@code check_link}: link layer, the default GID index, max inline and outstanding reads. */
@@ -133,13 +124,13 @@ final class PerfResources {
             err.append(" Unable to query port ").append(p.ibPort).append(" attributes\n");
             err.append(" Couldn't set the link layer\n");
             err.append(" Couldn't get context for the device\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         if (pa.state() != org.jrdma.ib.core.PortState.ACTIVE) {
             err.append(" Port number ").append(p.ibPort).append(" state is ").append(pa.state().name()).append('\n');
             err.append(" Couldn't set the link layer\n");
             err.append(" Couldn't get context for the device\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         LinkLayer link = dev.linkLayer(p.ibPort);
         if (link == LinkLayer.ETHERNET && p.gidIndex == -1) {
@@ -177,7 +168,7 @@ final class PerfResources {
                 err.append(" Unable to create QP.\n");
                 err.append("Failed to create QP.\n");
                 err.append(" Couldn't create IB resources\n");
-                throw Perftest.exit(1);
+                throw Exit.exit(1);
             }
             try {
                 qps[i].modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(p.ibPort)
@@ -186,7 +177,7 @@ final class PerfResources {
                 err.append(" Failed to modify QP to INIT, ret=22\n");
                 err.append("Failed to modify QP to INIT\n");
                 err.append(" Couldn't create IB resources\n");
-                throw Perftest.exit(1);
+                throw Exit.exit(1);
             }
         }
     }
@@ -209,7 +200,7 @@ final class PerfResources {
         long total = 2 * p.numOfQps * buffSize;
         if (total > Integer.MAX_VALUE) {
             err.append("Couldn't allocate work buf.\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         ByteBuffer buf = ByteBuffer.allocateDirect((int) total);
         byte seed = (byte) (p.machine == Machine.CLIENT ? 0x5a : 0x3c);
@@ -222,7 +213,7 @@ final class PerfResources {
         } catch (VerbsException e) {
             err.append("Couldn't allocate PD\n");
             err.append(" Couldn't create IB resources\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         MemoryRegion mr;
         try {
@@ -232,7 +223,7 @@ final class PerfResources {
             new Buffers(buffSize, buf, pd, null, null, null).release();
             err.append("Couldn't allocate MR\n");
             err.append(" Couldn't create IB resources\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
         CompletionQueue sendCq = null;
         try {
@@ -244,7 +235,7 @@ final class PerfResources {
             new Buffers(buffSize, buf, pd, mr, sendCq, null).release();
             err.append("Couldn't create CQ\n");
             err.append(" Couldn't create IB resources\n");
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
     }
 
@@ -278,7 +269,7 @@ final class PerfResources {
             } catch (VerbsException e) {
                 err.append("Failed to modify QP ").append(qps[i].qpNum()).append(" to RTR\n");
                 err.append(" Unable to Connect the HCA's through the link\n");
-                throw Perftest.exit(1);
+                throw Exit.exit(1);
             }
             try {
                 qps[i].modify(new QpAttr().state(QpState.RTS).sqPsn(c.my[i].psn()).timeout(p.qpTimeout).retryCnt(7)
@@ -286,7 +277,7 @@ final class PerfResources {
             } catch (VerbsException e) {
                 err.append("Failed to modify QP to RTS\n");
                 err.append(" Unable to Connect the HCA's through the link\n");
-                throw Perftest.exit(1);
+                throw Exit.exit(1);
             }
         }
     }
@@ -323,7 +314,7 @@ final class PerfResources {
             qp.postSend(wr);
         } catch (VerbsException e) {
             err.append(what);
-            throw Perftest.exit(1);
+            throw Exit.exit(1);
         }
     }
 
@@ -337,7 +328,7 @@ final class PerfResources {
                 } catch (VerbsException e) {
                     err.append("Couldn't post recv Qp = ").append(i).append(" With ").append(k).append('\n');
                     err.append(" Failed to post receive recv_wqes\n");
-                    throw Perftest.exit(1);
+                    throw Exit.exit(1);
                 }
             }
         }
@@ -349,14 +340,14 @@ final class PerfResources {
         err.append(" Failed status ").append(Perftest.wcStatusCode(wc.status())).append(": wr_id ").append((int) wc.wrId())
                 .append(" syndrom 0x").append(Integer.toHexString(wc.vendorErr())).append('\n');
         err.append(counters);
-        throw Perftest.exit(1);
+        throw Exit.exit(1);
     }
 
     /** Polls {@code cq} until it gives one completion, into {@code wc[0]}, idling in between. */
     static void awaitOne(CompletionQueue cq, WorkCompletion[] wc) {
         int empty = 0;
         while (cq.poll(wc, 1) == 0) {
-            Perftest.idle(empty++);
+            Polling.idle(empty++);
         }
     }
 

@@ -13,6 +13,9 @@ import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.cli.CommandFailure;
+import org.jrdma.ib.core.cli.Exit;
+import org.jrdma.ib.core.cli.ToolClient;
+import org.jrdma.ib.core.cli.ToolMain;
 import org.jrdma.perftest.Params.Machine;
 import org.jrdma.perftest.Params.Tst;
 import org.jrdma.perftest.Params.Verb;
@@ -31,7 +34,7 @@ import org.jrdma.perftest.Params.Verb;
  */
 public final class Perftest {
     /** The exit status of a run ended by an interrupt (128 + SIGINT). */
-    public static final int INTERRUPTED = 130;
+    public static final int INTERRUPTED = Exit.INTERRUPTED;
 
     private final String name;
     private final Verb verb;
@@ -91,43 +94,12 @@ public final class Perftest {
 
     /** As a Gogo command: returns for status 0, else throws {@link CommandFailure} with perftest's stderr text. */
     public void execute(IbCore core, RdmaCm cm, PrintStream out, PrintStream err, String... args) {
-        StringBuilder stderr = new StringBuilder();
-        int status = main(core, cm, out, stderr, err, args) & 0xff;
-        out.flush();
-        if (status != 0) {
-            String s = stderr.toString();
-            throw new CommandFailure(status, s.endsWith("\n") ? s.substring(0, s.length() - 1) : s);
-        }
-        if (stderr.length() > 0) {
-            err.print(stderr);
-            err.flush();
-        }
+        ToolMain.execute(out, err, stderr -> main(core, cm, out, stderr, err, args));
     }
 
     /** As a process: stderr text printed to {@code err}, the exit status returned. */
     public int run(IbCore core, RdmaCm cm, PrintStream out, PrintStream err, String... args) {
-        StringBuilder stderr = new StringBuilder();
-        try {
-            return main(core, cm, out, stderr, err, args) & 0xff;
-        } finally {
-            out.flush();
-            err.print(stderr);
-            err.flush();
-        }
-    }
-
-    static final class Exit extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final int status;
-
-        Exit(int status) {
-            super(null, null, false, false);
-            this.status = status;
-        }
-    }
-
-    static Exit exit(int status) {
-        return new Exit(status);
+        return ToolMain.run(out, err, stderr -> main(core, cm, out, stderr, err, args));
     }
 
     /**
@@ -148,19 +120,19 @@ public final class Perftest {
             }
             return 1;
         }
-        IbClient owner = owner();
+        IbClient owner = ToolClient.named(name);
         PerfResources res;
         try {
             res = PerfResources.open(p, core, owner, out, err, text -> warn(out, err, warn, text));
         } catch (Exit e) {
-            return e.status; // nothing allocated yet
+            return e.status(); // nothing allocated yet
         }
         Communication comm = null;
         try {
             if (p.rdmaCm && cm == null) {
                 err.append(" RDMA CM is not available (ib-cm is not running)\n");
                 err.append(" Unable to create RDMA_CM resources\n");
-                throw exit(1);
+                throw Exit.exit(1);
             }
             if (p.machine == Machine.SERVER) {
                 out.print("\n************************************\n");
@@ -172,7 +144,7 @@ public final class Perftest {
             runTest(p, res, comm, out);
             return 0;
         } catch (Exit e) {
-            return e.status;
+            return e.status();
         } finally {
             boolean interrupted = Thread.interrupted();
             release(res, comm);
@@ -216,25 +188,6 @@ public final class Perftest {
         }
     }
 
-    /** The run's resources are allocated for this client. */
-    private IbClient owner() {
-        String prog = name;
-        return new IbClient() {
-            @Override
-            public String name() {
-                return prog;
-            }
-
-            @Override
-            public void add(IbDevice device) {
-            }
-
-            @Override
-            public void remove(IbDevice device, Object clientData) {
-            }
-        };
-    }
-
     /** A warning on stderr (the run goes on): out first, so it lands where perftest's would. */
     private static void warn(PrintStream out, StringBuilder err, PrintStream warn, String text) {
         if (warn == null) {
@@ -258,27 +211,6 @@ public final class Perftest {
 
     static int wcStatusCode(WcStatus s) {
         return s.ordinal();
-    }
-
-    static Exit interrupted() {
-        Thread.currentThread().interrupt();
-        return new Exit(INTERRUPTED);
-    }
-
-    static void checkInterrupt() {
-        if (Thread.currentThread().isInterrupted()) {
-            throw interrupted();
-        }
-    }
-
-    /** An empty poll: spin briefly, then yield (the "HCA" may need this CPU); where an interrupt ends the wait. */
-    static void idle(int emptyPolls) {
-        checkInterrupt();
-        if (emptyPolls < 64) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
     }
 
     static void quietly(Runnable r) {

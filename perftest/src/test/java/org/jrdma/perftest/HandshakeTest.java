@@ -293,14 +293,4 @@ class HandshakeTest {
         assertEquals(59, d.key(false).length);
         assertEquals(d.qpn(), Dest.parseKey(d.key(false), false).qpn());
     }
-
-    @Test
-    void addressLinesAsPerftestPrintsThem() {
-        assertEquals("0000", Fmt.altHex(0, 4));
-        assertEquals("0x01", Fmt.altHex(1, 4));
-        assertEquals("0x001f", Fmt.altHex(0x1f, 6));
-        assertEquals("0x9dca5", Fmt.altHex(0x9dca5, 6));
-        assertEquals("0x00109e", Fmt.altHex(0x109e, 8));
-        assertEquals("0x0055c2aa433000", Fmt.altHex(0x55c2aa433000L, 16));
-    }
 }

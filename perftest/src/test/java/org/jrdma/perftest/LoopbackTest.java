@@ -14,6 +14,7 @@ import org.jrdma.hw.loopback.LoopbackFabric;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.ResourceInfo;
+import org.jrdma.ib.core.cli.Printf;
 import org.jrdma.ib.core.spi.UnregisterReport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -154,7 +155,7 @@ class LoopbackTest {
         List<String> rows = rows(s[1].out(), Pattern.compile(BW_ROW.pattern() + "| (\\d+) +(\\d+) +\\d+\\.\\d{6} +\\d+\\.\\d{6} +\\d+\\.\\d{6}"));
         assertEquals(23, rows.size(), s[1].out());
         for (int i = 0; i < 23; i++) {
-            assertTrue(rows.get(i).startsWith(Fmt.f(" %-7d    %-10d", 2L << i, 5)), rows.get(i));
+            assertTrue(rows.get(i).startsWith(Printf.f(" %-7d    %-10d", 2L << i, 5)), rows.get(i));
         }
         assertTrue(s[1].out().contains(" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"));
         assertEquals(1, rows(s[0].out(), BW_ROW).size(), s[0].out());

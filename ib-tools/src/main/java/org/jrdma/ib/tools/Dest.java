@@ -97,7 +97,7 @@ record Dest(int lid, int qpn, int psn, Gid gid) {
 
     /** The GID as {@code inet_ntop(AF_INET6)} prints it. */
     String gidText() {
-        return CLib.inetNtop6(gid.raw());
+        return InetNtop.inetNtop6(gid.raw());
     }
 
     /** Just enough of {@code sscanf}: {@code %x}, a literal, {@code %s}. */

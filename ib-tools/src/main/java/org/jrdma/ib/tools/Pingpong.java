@@ -1,41 +1,32 @@
 package org.jrdma.ib.tools;
 
-import org.jrdma.ib.core.cli.Getopt;
+import static org.jrdma.ib.core.cli.Exit.exit;
+import static org.jrdma.ib.core.cli.Exit.interrupted;
+
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.Semaphore;
 
-import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AddressHandle;
 import org.jrdma.ib.core.AhAttr;
-import org.jrdma.ib.core.CompletionQueue;
-import org.jrdma.ib.core.CqInitAttr;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.GlobalRoute;
-import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbCore;
-import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.LinkLayer;
-import org.jrdma.ib.core.MemoryRegion;
-import org.jrdma.ib.core.Mtu;
 import org.jrdma.ib.core.PortAttr;
-import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpAttr;
 import org.jrdma.ib.core.QpCap;
 import org.jrdma.ib.core.QpInitAttr;
 import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.QpType;
 import org.jrdma.ib.core.QueuePair;
-import org.jrdma.ib.core.RecvWr;
 import org.jrdma.ib.core.SendFlags;
-import org.jrdma.ib.core.SendWr;
 import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.VerbsException;
-import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.ib.core.cli.CNum;
+import org.jrdma.ib.core.cli.Getopt;
 import org.jrdma.ib.core.cli.Getopt.LongOption;
 
 /**
@@ -118,6 +109,7 @@ final class Pingpong extends PingpongTool {
         return r;
     }
 
+    @Override
     void usage(PrintStream out) {
         usageHead(out, name());
         out.print("  -p, --port=<port>      listen on/connect to port <port> (default 18515)\n");
@@ -159,122 +151,55 @@ final class Pingpong extends PingpongTool {
     // ------------------------------------------------------------------ one run
 
     /** {@code struct pingpong_context} plus main's locals: everything one run owns. */
-    private final class Run {
-        final PrintStream out;
-        final StringBuilder err;
-        // options
-        String ibDevname;
-        String servername;
-        long port = 18515;
-        int ibPort = 1;
-        long size = t == Transport.UD ? 1024 : 4096;
-        Mtu mtu = Mtu.MTU_1024;
-        long rxDepth = 500;
-        long iters = 1000;
-        boolean useEvent;
-        int sl;
-        int gidx = -1;
+    private final class Run extends PingpongRun {
         boolean useOdp;
         boolean implicitOdp;
         boolean prefetchMr;
         boolean useTs;
-        boolean validateBuf;
         boolean useDm;
         boolean useNewSend;
-        // context
-        IbClient owner;
-        IbDevice dev;
-        ByteBuffer buf;
-        ProtectionDomain pd;
-        MemoryRegion mr;
-        CompletionQueue cq;
         QueuePair qp;
         AddressHandle ah;
-        Semaphore channel;
-        int sendFlags = SendFlags.SIGNALED;
         int pending;
-        int routs;
-        final RecvWr recvWr = new RecvWr().wrId(RECV_WRID);
-        final SendWr sendWr = new SendWr().wrId(SEND_WRID);
         Dest remote;
 
         Run(PrintStream out, StringBuilder err) {
-            this.out = out;
-            this.err = err;
+            super(Pingpong.this, out, err);
+            size = t == Transport.UD ? 1024 : 4096;
         }
 
         int bufOffset() {
             return t == Transport.UD ? GRH_ROOM : 0;
         }
 
-        // -------------------------------------------------------------- options
-
-        /** The getopt loop; returns false after printing the usage (exit 1). */
-        boolean parse(String[] args) {
-            Getopt g = new Getopt(name(), args, t.optstring, longOptions(), err);
-            for (int c; (c = g.next()) != -1; ) {
-                switch (c) {
-                    case 'p' -> {
-                        port = (t == Transport.UD ? CLib.strtol(g.optarg) : CLib.strtoul(g.optarg)) & 0xffffffffL;
-                        if (port > 65535) {
-                            return false;
-                        }
-                    }
-                    case 'd' -> ibDevname = g.optarg;
-                    case 'i' -> {
-                        ibPort = (int) CLib.strtol(g.optarg);
-                        if (ibPort < 1) {
-                            return false;
-                        }
-                    }
-                    case 's' -> size = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'm' -> mtu = mtuOf(CLib.strtol(g.optarg)); // an invalid MTU fails at RTR, as in C
-                    case 'r' -> rxDepth = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'n' -> iters = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'l' -> sl = (int) CLib.strtol(g.optarg);
-                    case 'e' -> useEvent = true;
-                    case 'g' -> gidx = (int) CLib.strtol(g.optarg);
-                    case 'o' -> useOdp = true;
-                    case 'P' -> prefetchMr = true;
-                    case 'O' -> {
-                        useOdp = true;
-                        implicitOdp = true;
-                    }
-                    case 't' -> useTs = true;
-                    case 'c' -> validateBuf = true;
-                    case 'j' -> useDm = true;
-                    case 'N' -> useNewSend = true;
-                    default -> {
-                        return false;
-                    }
+        @Override
+        boolean option(int c, String optarg) {
+            switch (c) {
+                case 'p' -> {
+                    return portOption(t == Transport.UD ? CNum.strtol(optarg) : CNum.strtoul(optarg));
                 }
-            }
-            if (g.operands().size() == 1) {
-                servername = g.operands().get(0);
-            } else if (g.operands().size() > 1) {
-                return false;
+                case 's' -> size = CNum.strtoul(optarg) & 0xffffffffL;
+                case 'o' -> useOdp = true;
+                case 'P' -> prefetchMr = true;
+                case 'O' -> {
+                    useOdp = true;
+                    implicitOdp = true;
+                }
+                case 't' -> useTs = true;
+                case 'j' -> useDm = true;
+                case 'N' -> useNewSend = true;
+                default -> {
+                    return false;
+                }
             }
             return true;
         }
 
         // -------------------------------------------------------------- pp_init_ctx
 
+        @Override
         void initCtx() {
-            owner = owner();
-            long bufLen = size + bufOffset();
-            if (bufLen > Integer.MAX_VALUE - 8) {
-                err.append("Couldn't allocate work buf.\n");
-                throw exit(1);
-            }
-            try {
-                buf = ByteBuffer.allocateDirect((int) bufLen);
-            } catch (OutOfMemoryError e) {
-                err.append("Couldn't allocate work buf.\n");
-                throw exit(1);
-            }
-            for (int i = 0; i < buf.capacity(); i++) {
-                buf.put(i, FILL);
-            }
+            allocBuf(size + bufOffset(), FILL);
             if (t == Transport.UD) {
                 PortAttr pa;
                 try {
@@ -289,15 +214,7 @@ final class Pingpong extends PingpongTool {
                     throw exit(1);
                 }
             }
-            if (useEvent) {
-                channel = new Semaphore(0);
-            }
-            try {
-                pd = dev.allocPd(owner);
-            } catch (VerbsException e) {
-                err.append("Couldn't allocate PD\n");
-                throw exit(1);
-            }
+            allocPd();
             if (useOdp || useTs || useDm) {
                 // ibv_query_device_ex: the verbs API has no ODP, completion timestamps or device memory
                 if (useOdp) {
@@ -311,23 +228,8 @@ final class Pingpong extends PingpongTool {
                 err.append("Device doesn't support dm allocation\n");
                 throw exit(1);
             }
-            try {
-                mr = pd.regMr(buf.duplicate().clear(), Access.LOCAL_WRITE);
-            } catch (VerbsException e) {
-                err.append("Couldn't register MR\n");
-                throw exit(1);
-            }
-            try {
-                CqInitAttr ca = new CqInitAttr().cqe((int) (rxDepth + 1));
-                if (channel != null) {
-                    Semaphore ch = channel;
-                    ca.compHandler(c -> ch.release()); // the completion channel: one event per armed completion
-                }
-                cq = dev.createCq(owner, ca);
-            } catch (VerbsException e) {
-                err.append("Couldn't create CQ\n");
-                throw exit(1);
-            }
+            regMr();
+            createCq(rxDepth + 1);
             try {
                 qp = pd.createQp(new QpInitAttr().qpType(t.qpType).cq(cq)
                         .cap(new QpCap().maxSendWr(1).maxRecvWr((int) rxDepth).maxSendSge(1).maxRecvSge(1)));
@@ -354,47 +256,21 @@ final class Pingpong extends PingpongTool {
             sendWr.sgList(new Sge(mr.iova() + bufOffset(), (int) size, mr.lkey())).sendFlags(sendFlags);
         }
 
-        /** {@code pp_close_ctx}: with {@code report}, the real tool's messages and status; always releases everything. */
+        @Override
         int closeCtx(boolean report) {
-            int status = 0;
-            status = step(status, report, qp == null ? null : qp::destroy, "Couldn't destroy QP\n");
+            int status = releaseStep(err, 0, report, qp == null ? null : qp::destroy, "Couldn't destroy QP\n");
             qp = null;
-            status = step(status, report, cq == null ? null : cq::destroy, "Couldn't destroy CQ\n");
-            cq = null;
-            status = step(status, report, mr == null ? null : mr::dereg, "Couldn't deregister MR\n");
-            mr = null;
-            status = step(status, report, ah == null ? null : ah::destroy, "Couldn't destroy AH\n");
+            status = closeCqMr(status, report);
+            status = releaseStep(err, status, report, ah == null ? null : ah::destroy, "Couldn't destroy AH\n");
             ah = null;
-            status = step(status, report, pd == null ? null : pd::dealloc, "Couldn't deallocate PD\n");
-            pd = null;
-            return status;
-        }
-
-        private int step(int status, boolean report, Runnable destroy, String message) {
-            return releaseStep(err, status, report, destroy, message);
+            return closePd(status, report);
         }
 
         // -------------------------------------------------------------- posting
 
-        int postRecv(long n) {
-            int i = 0;
-            try {
-                for (; i < n; ++i) {
-                    qp.postRecv(recvWr);
-                }
-            } catch (VerbsException e) {
-                // as the C loop: stop at the first failure
-            }
-            return i;
-        }
-
-        boolean postSend() {
-            try {
-                qp.postSend(sendWr);
-                return true;
-            } catch (VerbsException e) {
-                return false;
-            }
+        @Override
+        void postOneRecv() {
+            qp.postRecv(recvWr);
         }
 
         // -------------------------------------------------------------- pp_connect_ctx
@@ -541,43 +417,25 @@ final class Pingpong extends PingpongTool {
 
         // -------------------------------------------------------------- completions
 
-        /** {@code ibv_get_cq_event}: waits for the completion handler, or fails if the CQ went away. */
-        void getCqEvent() {
-            awaitCqEvent(channel, cq, err);
+        @Override
+        boolean handleWc(WorkCompletion wc, int ne) {
+            if (parseSingleWc(wc)) {
+                return true;
+            }
+            if (t == Transport.RC) {
+                err.append("parse WC failed ").append(ne).append('\n');
+            }
+            return false;
         }
 
-        /** {@code ibv_req_notify_cq(cq, 0)}. */
-        void reqNotify() {
-            armCq(cq, err);
-        }
-
-        /** One completion of the main loop; false after printing why. */
-        boolean parseSingleWc(WorkCompletion wc, int[] cnt) {
-            if (wc.status() != WcStatus.SUCCESS) {
-                err.append("Failed status ").append(wcStatusStr(wc.status())).append(" (")
-                        .append(wc.status().ordinal()).append(") for wr_id ").append((int) wc.wrId()).append('\n');
+        /** {@code parse_single_wc}: the count, then the next send once both of the last ping's completions are in. */
+        private boolean parseSingleWc(WorkCompletion wc) {
+            if (!countWc(wc, 1)) {
                 return false;
             }
-            switch ((int) wc.wrId()) {
-                case SEND_WRID -> ++cnt[1];
-                case RECV_WRID -> {
-                    if (--routs <= 1) {
-                        routs += postRecv(rxDepth - routs);
-                        if (routs < rxDepth) {
-                            err.append("Couldn't post receive (").append(routs).append(")\n");
-                            return false;
-                        }
-                    }
-                    ++cnt[0];
-                }
-                default -> {
-                    err.append("Completion for unknown wr_id ").append((int) wc.wrId()).append('\n');
-                    return false;
-                }
-            }
             pending &= ~(int) wc.wrId();
-            if (cnt[1] < iters && pending == 0) {
-                if (!postSend()) {
+            if (scnt < iters && pending == 0) {
+                if (!postSend(qp)) {
                     err.append("Couldn't post send\n");
                     return false;
                 }
@@ -588,11 +446,8 @@ final class Pingpong extends PingpongTool {
 
         // -------------------------------------------------------------- main
 
-        int main(IbCore core, String[] args) {
-            if (!parse(args)) {
-                usage(out);
-                return 1;
-            }
+        @Override
+        int main(IbCore core) {
             if (t == Transport.RC) {
                 if (useOdp && useDm) {
                     err.append("DM memory region can't be on demand\n");
@@ -603,22 +458,8 @@ final class Pingpong extends PingpongTool {
                     return 1;
                 }
             }
-            dev = findDevice(core, ibDevname, err);
-            initCtx();
-
-            routs = postRecv(rxDepth);
-            if (routs < rxDepth) {
-                err.append("Couldn't post receive (").append(routs).append(")\n");
-                return 1;
-            }
-            if (useEvent) {
-                reqNotify();
-            }
-            PortAttr portinfo;
-            try {
-                portinfo = dev.queryPort(ibPort);
-            } catch (VerbsException e) {
-                err.append("Couldn't get port info\n");
+            PortAttr portinfo = start(core);
+            if (portinfo == null) {
                 return 1;
             }
             int lid = portinfo.lid();
@@ -626,15 +467,10 @@ final class Pingpong extends PingpongTool {
                 err.append("Couldn't get local LID\n");
                 return 1;
             }
-            Gid gid = Gid.ZERO;
-            if (gidx >= 0) {
-                try {
-                    gid = dev.queryGid(ibPort, gidx);
-                } catch (VerbsException e) {
-                    err.append(t == Transport.UD ? "Could not get local gid for gid index " : "can't read sgid of index ")
-                            .append(gidx).append('\n');
-                    return 1;
-                }
+            Gid gid = localGid(t == Transport.UD ? "Could not get local gid for gid index "
+                    : "can't read sgid of index ");
+            if (gid == null) {
+                return 1;
             }
             Dest my = new Dest(lid, qp.qpNum(), randomPsn(), gid);
             out.println("  local address:  " + my.lidQpnPsn() + (t == Transport.UD ? ": GID " : ", GID ")
@@ -657,70 +493,24 @@ final class Pingpong extends PingpongTool {
                 if (validateBuf) {
                     fillPattern(buf, bufOffset(), size);
                 }
-                if (!postSend()) {
+                if (!postSend(qp)) {
                     err.append("Couldn't post send\n");
                     return 1;
                 }
                 pending |= SEND_WRID;
             }
 
-            long start = System.nanoTime();
-            int[] cnt = new int[2]; // rcnt, scnt
-            WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
-            while (Integer.toUnsignedLong(cnt[0]) < iters || Integer.toUnsignedLong(cnt[1]) < iters) {
-                if (useEvent) {
-                    getCqEvent();
-                    reqNotify();
-                }
-                int ne;
-                int empty = 0;
-                do {
-                    try {
-                        ne = cq.poll(wc, 2);
-                    } catch (VerbsException e) {
-                        err.append("poll CQ failed ").append(-e.errno().value()).append('\n');
-                        return 1;
-                    }
-                    if (ne < 1) {
-                        idle(++empty);
-                    }
-                } while (!useEvent && ne < 1);
-                for (int i = 0; i < ne; ++i) {
-                    if (!parseSingleWc(wc[i], cnt)) {
-                        if (t == Transport.RC) {
-                            err.append("parse WC failed ").append(ne).append('\n');
-                        }
-                        return 1;
-                    }
-                }
-                checkInterrupt();
-            }
-            long micros = (System.nanoTime() - start) / 1000;
-            printResults(out, micros, size, iters);
-            int status = 0;
-            if (servername == null && validateBuf && validate(out, buf, bufOffset(), size, FILL) > 0) {
-                status = 1; // the real tool only prints the lines; a mismatch fails the run here
-            }
-            int closed = closeCtx(true);
-            return status != 0 ? status : closed;
+            return pingpong(new WorkCompletion[] {new WorkCompletion(), new WorkCompletion()}, bufOffset(), FILL);
         }
     }
 
     @Override
-    int main(IbCore core, PrintStream out, StringBuilder stderr, String[] args) {
-        Run r = new Run(out, stderr);
-        try {
-            return r.main(core, args);
-        } catch (Exit e) {
-            return e.status;
-        } finally {
-            // release everything with the interrupt flag clear, so no wait inside a destroy is cut short
-            boolean interrupted = Thread.interrupted();
-            r.closeCtx(false);
-            out.flush();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    PingpongRun newRun(PrintStream out, StringBuilder err) {
+        return new Run(out, err);
+    }
+
+    @Override
+    boolean parse(PingpongRun run, String[] args) {
+        return run.parse(args, t.optstring, longOptions());
     }
 }

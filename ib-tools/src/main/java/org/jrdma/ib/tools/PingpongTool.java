@@ -1,5 +1,8 @@
 package org.jrdma.ib.tools;
 
+import static org.jrdma.ib.core.cli.Exit.exit;
+import static org.jrdma.ib.core.cli.Exit.interrupted;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.UnknownHostException;
@@ -10,12 +13,13 @@ import java.util.List;
 import java.util.Random;
 
 import org.jrdma.ib.core.Gid;
-import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbCore;
-import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.Mtu;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.cli.CommandFailure;
+import org.jrdma.ib.core.cli.Exit;
+import org.jrdma.ib.core.cli.Printf;
+import org.jrdma.ib.core.cli.ToolMain;
 
 /**
  * One of rdma-core 44's {@code libibverbs/examples} pingpong tools, re-implemented on the ib-core
@@ -37,7 +41,7 @@ public abstract class PingpongTool {
     /** The fill byte of the real tools' buffers ({@code memset(ctx->buf, 0x7b, size)}). */
     static final byte FILL = 0x7b;
     /** The exit status of a run ended by an interrupt (128 + SIGINT). */
-    public static final int INTERRUPTED = 130;
+    public static final int INTERRUPTED = Exit.INTERRUPTED;
 
     private static final Random RANDOM = new Random();
 
@@ -75,28 +79,12 @@ public abstract class PingpongTool {
      * to {@code err}), else throws {@link CommandFailure} with the status and the stderr text.
      */
     public final void execute(IbCore core, PrintStream out, PrintStream err, String... args) {
-        StringBuilder stderr = new StringBuilder();
-        int status = main(core, out, stderr, args) & 0xff;
-        out.flush();
-        if (status != 0) {
-            throw new CommandFailure(status, chomp(stderr));
-        }
-        if (stderr.length() > 0) {
-            err.print(stderr);
-            err.flush();
-        }
+        ToolMain.execute(out, err, stderr -> main(core, out, stderr, args));
     }
 
     /** Runs the tool as a process would: stderr text printed to {@code err}, the exit status returned. */
     public final int run(IbCore core, PrintStream out, PrintStream err, String... args) {
-        StringBuilder stderr = new StringBuilder();
-        try {
-            return main(core, out, stderr, args) & 0xff;
-        } finally {
-            out.flush();
-            err.print(stderr);
-            err.flush();
-        }
+        return ToolMain.run(out, err, stderr -> main(core, out, stderr, args));
     }
 
     /**
@@ -104,95 +92,37 @@ public abstract class PingpongTool {
      * writes to stderr. Never throws for what the real tool reports; whatever it allocated is
      * released when it returns.
      */
-    abstract int main(IbCore core, PrintStream out, StringBuilder stderr, String[] args);
-
-    private static String chomp(StringBuilder sb) {
-        int end = sb.length();
-        if (end > 0 && sb.charAt(end - 1) == '\n') {
-            end--;
+    final int main(IbCore core, PrintStream out, StringBuilder stderr, String[] args) {
+        PingpongRun r = newRun(out, stderr);
+        try {
+            if (!parse(r, args)) {
+                usage(out);
+                return 1;
+            }
+            return r.main(core);
+        } catch (Exit e) {
+            return e.status();
+        } finally {
+            // release everything with the interrupt flag clear, so no wait inside a destroy is cut short
+            boolean interrupted = Thread.interrupted();
+            r.closeCtx(false);
+            out.flush();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
-        return sb.substring(0, end);
     }
+
+    /** A run of this tool, its options not parsed yet. */
+    abstract PingpongRun newRun(PrintStream out, StringBuilder stderr);
+
+    /** The getopt loop of this tool; false when the usage is to be printed. */
+    abstract boolean parse(PingpongRun run, String[] args);
+
+    /** The usage text of this tool. */
+    abstract void usage(PrintStream out);
 
     // ------------------------------------------------------------------ shared by the tools
-
-    /** Ends {@code main} with a status, from wherever it is (the C tools' {@code return 1}). */
-    static final class Exit extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final int status;
-
-        Exit(int status) {
-            super(null, null, false, false);
-            this.status = status;
-        }
-    }
-
-    static Exit exit(int status) {
-        return new Exit(status);
-    }
-
-    static Exit interrupted() {
-        Thread.currentThread().interrupt(); // keep the flag for the caller
-        return new Exit(INTERRUPTED);
-    }
-
-    static void checkInterrupt() {
-        if (Thread.currentThread().isInterrupted()) {
-            throw interrupted();
-        }
-    }
-
-    /**
-     * One empty poll of the busy-polling loop. The real tool spins on its own core while the HCA
-     * moves the data; here the "HCA" may need this very CPU (a software device's engine thread,
-     * the peer in the same JVM), so after a short spin the poller yields. Also where an
-     * interrupt ends the wait.
-     */
-    static void idle(int emptyPolls) {
-        checkInterrupt();
-        if (emptyPolls < 64) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
-    }
-
-    /** The owner of everything a run allocates: {@code rdma resource} shows the tool's name, as Linux shows the process. */
-    IbClient owner() {
-        return new IbClient() {
-            @Override
-            public String name() {
-                return prog;
-            }
-
-            @Override
-            public void add(IbDevice device) {
-            }
-
-            @Override
-            public void remove(IbDevice device, Object clientData) {
-            }
-        };
-    }
-
-    /** The device list walk of {@code main}: the first device, or the one named. */
-    static IbDevice findDevice(IbCore core, String ibDevname, StringBuilder stderr) {
-        List<IbDevice> devices = core.devices();
-        if (ibDevname == null) {
-            if (devices.isEmpty()) {
-                stderr.append("No IB devices found\n");
-                throw exit(1);
-            }
-            return devices.get(0);
-        }
-        for (IbDevice d : devices) {
-            if (d.name().equals(ibDevname)) {
-                return d;
-            }
-        }
-        stderr.append("IB device ").append(ibDevname).append(" not found\n");
-        throw exit(1);
-    }
 
     /** {@code lrand48() & 0xffffff}. */
     static int randomPsn() {
@@ -220,10 +150,10 @@ public abstract class PingpongTool {
     static void printResults(PrintStream out, long micros, long size, long iters) {
         float usec = micros;
         long bytes = size * iters * 2;
-        out.println(bytes + " bytes in " + CLib.f2(usec / 1000000.) + " seconds = "
-                + CLib.f2(bytes * 8. / usec) + " Mbit/sec");
-        out.println((int) iters + " iters in " + CLib.f2(usec / 1000000.) + " seconds = "
-                + CLib.f2(usec / (float) iters) + " usec/iter");
+        out.println(bytes + " bytes in " + Printf.f2(usec / 1000000.) + " seconds = "
+                + Printf.f2(bytes * 8. / usec) + " Mbit/sec");
+        out.println((int) iters + " iters in " + Printf.f2(usec / 1000000.) + " seconds = "
+                + Printf.f2(usec / (float) iters) + " usec/iter");
         out.flush();
     }
 

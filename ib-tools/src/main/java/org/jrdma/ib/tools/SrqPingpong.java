@@ -1,37 +1,27 @@
 package org.jrdma.ib.tools;
 
-import org.jrdma.ib.core.cli.Getopt;
+import static org.jrdma.ib.core.cli.Exit.exit;
+import static org.jrdma.ib.core.cli.Exit.interrupted;
+
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.SocketChannel;
 import java.util.Locale;
-import java.util.concurrent.Semaphore;
 
-import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AhAttr;
-import org.jrdma.ib.core.CompletionQueue;
-import org.jrdma.ib.core.CqInitAttr;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.GlobalRoute;
-import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbCore;
-import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.LinkLayer;
-import org.jrdma.ib.core.MemoryRegion;
-import org.jrdma.ib.core.Mtu;
 import org.jrdma.ib.core.PortAttr;
-import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpAttr;
 import org.jrdma.ib.core.QpCap;
 import org.jrdma.ib.core.QpInitAttr;
 import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.QpType;
 import org.jrdma.ib.core.QueuePair;
-import org.jrdma.ib.core.RecvWr;
 import org.jrdma.ib.core.SendFlags;
-import org.jrdma.ib.core.SendWr;
 import org.jrdma.ib.core.SharedReceiveQueue;
 import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.SrqAttr;
@@ -39,6 +29,8 @@ import org.jrdma.ib.core.SrqInitAttr;
 import org.jrdma.ib.core.VerbsException;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.ib.core.cli.CNum;
+import org.jrdma.ib.core.cli.Getopt;
 import org.jrdma.ib.core.cli.Getopt.LongOption;
 
 /**
@@ -70,6 +62,7 @@ final class SrqPingpong extends PingpongTool {
         super("ibv_srq_pingpong");
     }
 
+    @Override
     void usage(PrintStream out) {
         usageHead(out, name());
         out.print("  -p, --port=<port>      listen on/connect to port <port> (default 18515)\n");
@@ -88,131 +81,46 @@ final class SrqPingpong extends PingpongTool {
         out.flush();
     }
 
-    private final class Run {
-        final PrintStream out;
-        final StringBuilder err;
-        String ibDevname;
-        String servername;
-        long port = 18515;
-        int ibPort = 1;
-        long size = 4096;
-        Mtu mtu = Mtu.MTU_1024;
+    private final class Run extends PingpongRun {
         long numQp = 16;
-        long rxDepth = 500;
-        long iters = 1000;
-        boolean useEvent;
-        int sl;
-        int gidx = -1;
         boolean useOdp;
-        boolean validateBuf;
-
-        IbClient owner;
-        IbDevice dev;
-        ByteBuffer buf;
-        Semaphore channel;
-        ProtectionDomain pd;
-        MemoryRegion mr;
-        CompletionQueue cq;
         SharedReceiveQueue srq;
         QueuePair[] qp;
-        int sendFlags = SendFlags.SIGNALED;
         int[] pending;
-        int routs;
-        final RecvWr recvWr = new RecvWr().wrId(RECV_WRID);
-        final SendWr sendWr = new SendWr().wrId(SEND_WRID);
 
         Run(PrintStream out, StringBuilder err) {
-            this.out = out;
-            this.err = err;
+            super(SrqPingpong.this, out, err);
         }
 
-        boolean parse(String[] args) {
-            Getopt g = new Getopt(name(), args, "p:d:i:s:m:q:r:n:l:eog:c", LONG_OPTIONS, err);
-            for (int c; (c = g.next()) != -1; ) {
-                switch (c) {
-                    case 'p' -> {
-                        port = CLib.strtoul(g.optarg) & 0xffffffffL;
-                        if (port > 65535) {
-                            return false;
-                        }
-                    }
-                    case 'd' -> ibDevname = g.optarg;
-                    case 'i' -> {
-                        ibPort = (int) CLib.strtol(g.optarg);
-                        if (ibPort < 1) {
-                            return false;
-                        }
-                    }
-                    case 's' -> {
-                        size = CLib.strtoul(g.optarg) & 0xffffffffL;
-                        if (size < 1) {
-                            return false;
-                        }
-                    }
-                    case 'm' -> mtu = mtuOf(CLib.strtol(g.optarg));
-                    case 'q' -> numQp = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'r' -> rxDepth = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'n' -> iters = CLib.strtoul(g.optarg) & 0xffffffffL;
-                    case 'l' -> sl = (int) CLib.strtol(g.optarg);
-                    case 'e' -> useEvent = true;
-                    case 'g' -> gidx = (int) CLib.strtol(g.optarg);
-                    case 'o' -> useOdp = true;
-                    case 'c' -> validateBuf = true;
-                    default -> {
-                        return false;
-                    }
+        @Override
+        boolean option(int c, String optarg) {
+            switch (c) {
+                case 'p' -> {
+                    return portOption(CNum.strtoul(optarg));
                 }
-            }
-            if (g.operands().size() == 1) {
-                servername = g.operands().get(0);
-            } else if (g.operands().size() > 1) {
-                return false;
+                case 's' -> {
+                    size = CNum.strtoul(optarg) & 0xffffffffL;
+                    return size >= 1;
+                }
+                case 'q' -> numQp = CNum.strtoul(optarg) & 0xffffffffL;
+                case 'o' -> useOdp = true;
+                default -> {
+                    return false;
+                }
             }
             return true;
         }
 
+        @Override
         void initCtx() {
-            owner = owner();
-            if (size > Integer.MAX_VALUE - 8) {
-                err.append("Couldn't allocate work buf.\n");
-                throw exit(1);
-            }
-            try {
-                buf = ByteBuffer.allocateDirect((int) size); // zeroed, as the C memset(ctx->buf, 0, size)
-            } catch (OutOfMemoryError e) {
-                err.append("Couldn't allocate work buf.\n");
-                throw exit(1);
-            }
+            allocBuf(size, (byte) 0); // zeroed, as the C memset(ctx->buf, 0, size)
             if (useOdp) {
                 err.append("The device isn't ODP capable or does not support RC send, receive and srq with ODP\n");
                 throw exit(1);
             }
-            if (useEvent) {
-                channel = new Semaphore(0);
-            }
-            try {
-                pd = dev.allocPd(owner);
-            } catch (VerbsException e) {
-                err.append("Couldn't allocate PD\n");
-                throw exit(1);
-            }
-            try {
-                mr = pd.regMr(buf.duplicate().clear(), Access.LOCAL_WRITE);
-            } catch (VerbsException e) {
-                err.append("Couldn't register MR\n");
-                throw exit(1);
-            }
-            try {
-                CqInitAttr ca = new CqInitAttr().cqe((int) (rxDepth + numQp));
-                if (channel != null) {
-                    Semaphore ch = channel;
-                    ca.compHandler(c -> ch.release());
-                }
-                cq = dev.createCq(owner, ca);
-            } catch (VerbsException e) {
-                err.append("Couldn't create CQ\n");
-                throw exit(1);
-            }
+            allocPd();
+            regMr();
+            createCq(rxDepth + numQp);
             try {
                 srq = pd.createSrq(new SrqInitAttr().attr(new SrqAttr().maxWr((int) rxDepth).maxSge(1)));
             } catch (VerbsException e) {
@@ -244,58 +152,23 @@ final class SrqPingpong extends PingpongTool {
             sendWr.sgList(new Sge(mr.iova(), (int) size, mr.lkey())).sendFlags(sendFlags);
         }
 
+        @Override
         int closeCtx(boolean report) {
             int status = 0;
-            if (qp != null) {
-                for (int i = 0; i < qp.length; ++i) {
-                    if (qp[i] == null) {
-                        continue;
-                    }
-                    try {
-                        qp[i].destroy();
-                    } catch (RuntimeException e) {
-                        if (report && status == 0) {
-                            err.append("Couldn't destroy QP[").append(i).append("]\n");
-                            status = 1;
-                        }
-                    }
-                    qp[i] = null;
-                }
+            for (int i = 0; qp != null && i < qp.length; ++i) {
+                QueuePair q = qp[i];
+                status = releaseStep(err, status, report, q == null ? null : q::destroy, "Couldn't destroy QP[" + i + "]\n");
+                qp[i] = null;
             }
-            status = step(status, report, srq == null ? null : srq::destroy, "Couldn't destroy SRQ\n");
+            status = releaseStep(err, status, report, srq == null ? null : srq::destroy, "Couldn't destroy SRQ\n");
             srq = null;
-            status = step(status, report, cq == null ? null : cq::destroy, "Couldn't destroy CQ\n");
-            cq = null;
-            status = step(status, report, mr == null ? null : mr::dereg, "Couldn't deregister MR\n");
-            mr = null;
-            status = step(status, report, pd == null ? null : pd::dealloc, "Couldn't deallocate PD\n");
-            pd = null;
-            return status;
+            status = closeCqMr(status, report);
+            return closePd(status, report);
         }
 
-        private int step(int status, boolean report, Runnable destroy, String message) {
-            return releaseStep(err, status, report, destroy, message);
-        }
-
-        int postRecv(long n) {
-            int i = 0;
-            try {
-                for (; i < n; ++i) {
-                    srq.postRecv(recvWr);
-                }
-            } catch (VerbsException e) {
-                // stop at the first failure
-            }
-            return i;
-        }
-
-        boolean postSend(int qpIndex) {
-            try {
-                qp[qpIndex].postSend(sendWr);
-                return true;
-            } catch (VerbsException e) {
-                return false;
-            }
+        @Override
+        void postOneRecv() {
+            srq.postRecv(recvWr);
         }
 
         boolean connectCtx(Dest[] my, Dest[] dest) {
@@ -438,14 +311,6 @@ final class SrqPingpong extends PingpongTool {
             }
         }
 
-        void getCqEvent() {
-            awaitCqEvent(channel, cq, err);
-        }
-
-        void reqNotify() {
-            armCq(cq, err);
-        }
-
         int findQp(int qpn) {
             for (int i = 0; i < numQp; ++i) {
                 if (qp[i].qpNum() == qpn) {
@@ -455,11 +320,8 @@ final class SrqPingpong extends PingpongTool {
             return -1;
         }
 
-        int main(IbCore core, String[] args) {
-            if (!parse(args)) {
-                usage(out);
-                return 1;
-            }
+        @Override
+        int main(IbCore core) {
             if (numQp > rxDepth) {
                 err.append("rx_depth ").append((int) rxDepth).append(" is too small for ").append((int) numQp)
                         .append(" QPs -- must have at least one receive per QP.\n");
@@ -470,40 +332,21 @@ final class SrqPingpong extends PingpongTool {
                 return 1;
             }
             int numWc = (int) (numQp + rxDepth);
-            dev = findDevice(core, ibDevname, err);
-            initCtx();
-
-            routs = postRecv(rxDepth);
-            if (routs < rxDepth) {
-                err.append("Couldn't post receive (").append(routs).append(")\n");
+            PortAttr portinfo = start(core);
+            if (portinfo == null) {
                 return 1;
-            }
-            if (useEvent) {
-                reqNotify();
             }
             Dest[] my = new Dest[MAX_QP];
             java.util.Arrays.fill(my, new Dest(0, 0, 0, Gid.ZERO));
-            PortAttr portinfo;
-            try {
-                portinfo = dev.queryPort(ibPort);
-            } catch (VerbsException e) {
-                err.append("Couldn't get port info\n");
-                return 1;
-            }
             for (int i = 0; i < numQp; ++i) {
                 int lid = portinfo.lid();
                 if (portinfo.linkLayer() != LinkLayer.ETHERNET && lid == 0) {
                     err.append("Couldn't get local LID\n");
                     return 1;
                 }
-                Gid gid = Gid.ZERO;
-                if (gidx >= 0) {
-                    try {
-                        gid = dev.queryGid(ibPort, gidx);
-                    } catch (VerbsException e) {
-                        err.append("Could not get local gid for gid index ").append(gidx).append('\n');
-                        return 1;
-                    }
+                Gid gid = localGid("Could not get local gid for gid index ");
+                if (gid == null) {
+                    return 1;
                 }
                 my[i] = new Dest(lid, qp[i].qpNum(), randomPsn(), gid);
                 out.println("  local address:  " + my[i].lidQpnPsn() + ", GID " + my[i].gidText());
@@ -528,7 +371,7 @@ final class SrqPingpong extends PingpongTool {
                     fillPattern(buf, 0, size);
                 }
                 for (int i = 0; i < numQp; ++i) {
-                    if (!postSend(i)) {
+                    if (!postSend(qp[i])) {
                         err.append("Couldn't post send\n");
                         return 1;
                     }
@@ -538,96 +381,42 @@ final class SrqPingpong extends PingpongTool {
                 java.util.Arrays.fill(pending, RECV_WRID);
             }
 
-            long start = System.nanoTime();
-            int rcnt = 0;
-            int scnt = 0;
             WorkCompletion[] wc = new WorkCompletion[numWc];
             for (int i = 0; i < numWc; i++) {
                 wc[i] = new WorkCompletion();
             }
-            while (Integer.toUnsignedLong(rcnt) < iters || Integer.toUnsignedLong(scnt) < iters) {
-                if (useEvent) {
-                    getCqEvent();
-                    reqNotify();
-                }
-                int ne;
-                int empty = 0;
-                do {
-                    try {
-                        ne = cq.poll(wc, numWc);
-                    } catch (VerbsException e) {
-                        err.append("poll CQ failed ").append(-e.errno().value()).append('\n');
-                        return 1;
-                    }
-                    if (ne < 1) {
-                        idle(++empty);
-                    }
-                } while (!useEvent && ne < 1);
-                for (int i = 0; i < ne; ++i) {
-                    WorkCompletion w = wc[i];
-                    if (w.status() != WcStatus.SUCCESS) {
-                        err.append("Failed status ").append(wcStatusStr(w.status())).append(" (")
-                                .append(w.status().ordinal()).append(") for wr_id ").append((int) w.wrId()).append('\n');
-                        return 1;
-                    }
-                    int qpInd = findQp(w.qpNum());
-                    if (qpInd < 0) {
-                        err.append(String.format(Locale.ROOT, "Couldn't find QPN %06x\n", w.qpNum()));
-                        return 1;
-                    }
-                    switch ((int) w.wrId()) {
-                        case SEND_WRID -> ++scnt;
-                        case RECV_WRID -> {
-                            if (--routs <= numQp) {
-                                routs += postRecv(rxDepth - routs);
-                                if (routs < rxDepth) {
-                                    err.append("Couldn't post receive (").append(routs).append(")\n");
-                                    return 1;
-                                }
-                            }
-                            ++rcnt;
-                        }
-                        default -> {
-                            err.append("Completion for unknown wr_id ").append((int) w.wrId()).append('\n');
-                            return 1;
-                        }
-                    }
-                    pending[qpInd] &= ~(int) w.wrId();
-                    if (Integer.toUnsignedLong(scnt) < iters && pending[qpInd] == 0) {
-                        if (!postSend(qpInd)) {
-                            err.append("Couldn't post send\n");
-                            return 1;
-                        }
-                        pending[qpInd] = RECV_WRID | SEND_WRID;
-                    }
-                }
-                checkInterrupt();
+            return pingpong(wc, 0, (byte) 0);
+        }
+
+        @Override
+        boolean handleWc(WorkCompletion w, int ne) {
+            int qpInd = findQp(w.qpNum());
+            if (w.status() == WcStatus.SUCCESS && qpInd < 0) {
+                err.append(String.format(Locale.ROOT, "Couldn't find QPN %06x\n", w.qpNum()));
+                return false;
             }
-            long micros = (System.nanoTime() - start) / 1000;
-            printResults(out, micros, size, iters);
-            int status = 0;
-            if (servername == null && validateBuf && validate(out, buf, 0, size, (byte) 0) > 0) {
-                status = 1;
+            if (!countWc(w, numQp)) {
+                return false;
             }
-            int closed = closeCtx(true);
-            return status != 0 ? status : closed;
+            pending[qpInd] &= ~(int) w.wrId();
+            if (Integer.toUnsignedLong(scnt) < iters && pending[qpInd] == 0) {
+                if (!postSend(qp[qpInd])) {
+                    err.append("Couldn't post send\n");
+                    return false;
+                }
+                pending[qpInd] = RECV_WRID | SEND_WRID;
+            }
+            return true;
         }
     }
 
     @Override
-    int main(IbCore core, PrintStream out, StringBuilder stderr, String[] args) {
-        Run r = new Run(out, stderr);
-        try {
-            return r.main(core, args);
-        } catch (Exit e) {
-            return e.status;
-        } finally {
-            boolean interrupted = Thread.interrupted();
-            r.closeCtx(false);
-            out.flush();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    PingpongRun newRun(PrintStream out, StringBuilder err) {
+        return new Run(out, err);
+    }
+
+    @Override
+    boolean parse(PingpongRun run, String[] args) {
+        return run.parse(args, "p:d:i:s:m:q:r:n:l:eog:c", LONG_OPTIONS);
     }
 }

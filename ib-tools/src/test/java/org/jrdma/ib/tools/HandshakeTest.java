@@ -138,7 +138,7 @@ class HandshakeTest extends LoopbackFixture {
         assertTrue(a.matches(String.format(Locale.ROOT, "%04x:%06x:[0-9a-f]{6}:%s\0", lid(1), qpnOf(lines.get(0)),
                 wireGid)), a);
         assertEquals(String.format(Locale.ROOT, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%s, GID %s", lid(1),
-                qpnOf(lines.get(0)), a.substring(12, 18), CLib.inetNtop6(dev.queryGid(1, 0).raw())), lines.get(0));
+                qpnOf(lines.get(0)), a.substring(12, 18), InetNtop.inetNtop6(dev.queryGid(1, 0).raw())), lines.get(0));
         assertEquals("  remote address: LID 0x0000, QPN 0x00001b, PSN 0x3cea02, GID ::ffff:192.0.2.10", lines.get(1),
                 "as the real server printed it (rc_pingpong.log)");
         assertTrue(server.isAlive(), "waits for the first SEND");

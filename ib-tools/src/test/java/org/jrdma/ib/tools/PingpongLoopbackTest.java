@@ -111,8 +111,8 @@ class PingpongLoopbackTest extends LoopbackFixture {
         for (String tool : new String[] {"ibv_rc_pingpong", "ibv_uc_pingpong", "ibv_ud_pingpong"}) {
             tcpPort = Side.freePort();
             Side[] sides = pingpong(tool, "-g", "0", "-n", "100", "-c", "-s", "1024");
-            String g1 = CLib.inetNtop6(dev.queryGid(1, 0).raw());
-            String g2 = CLib.inetNtop6(dev.queryGid(2, 0).raw());
+            String g1 = InetNtop.inetNtop6(dev.queryGid(1, 0).raw());
+            String g2 = InetNtop.inetNtop6(dev.queryGid(2, 0).raw());
             assertTrue(g1.startsWith("fe80::"), g1);
             boolean ud = tool.contains("ud");
             Matcher[] s = checkSide(sides[0], 1, ud, 1024, 100, g1);

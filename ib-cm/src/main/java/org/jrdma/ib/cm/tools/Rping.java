@@ -1,5 +1,7 @@
 package org.jrdma.ib.cm.tools;
 
+import static org.jrdma.ib.core.cli.Exit.interrupted;
+
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -11,37 +13,32 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 import org.jrdma.ib.cm.RdmaCm;
 import org.jrdma.ib.cm.RdmaCmEvent;
-import org.jrdma.ib.cm.RdmaCmEventHandler;
 import org.jrdma.ib.cm.RdmaCmId;
 import org.jrdma.ib.cm.RdmaConnParam;
 import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.core.Access;
-import org.jrdma.ib.core.CompletionQueue;
 import org.jrdma.ib.core.CqInitAttr;
 import org.jrdma.ib.core.CqNotify;
 import org.jrdma.ib.core.DeviceAttr;
 import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.MemoryRegion;
-import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpCap;
 import org.jrdma.ib.core.QpInitAttr;
 import org.jrdma.ib.core.QpType;
-import org.jrdma.ib.core.QueuePair;
-import org.jrdma.ib.core.RecvWr;
-import org.jrdma.ib.core.SendFlags;
 import org.jrdma.ib.core.SendWr;
-import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.VerbsException;
-import org.jrdma.ib.core.WcStatus;
-import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.WrOpcode;
 import org.jrdma.ib.core.cli.CommandFailure;
+import org.jrdma.ib.core.cli.CNum;
+import org.jrdma.ib.core.cli.Exit;
 import org.jrdma.ib.core.cli.Getopt;
+import org.jrdma.ib.core.cli.Strerror;
+import org.jrdma.ib.core.cli.ToolClient;
+import org.jrdma.ib.core.cli.ToolMain;
 
 /**
  * {@code rping} of rdma-core 44 ({@code librdmacm/examples/rping.c}, v44.12): the same options, output,
@@ -69,6 +66,9 @@ import org.jrdma.ib.core.cli.Getopt;
  * second connect request while busy rejects it (rping.c blocks its CM thread forever there, and the
  * jrdma CM thread is shared). A CM error event ends the run with rping's status rather than
  * {@code exit()}ing the JVM. {@code %p} in debug lines prints an identity hash.
+ * <p>Cut as rping.c is: this class has {@code main}, the options, the CM event handler and the server
+ * and client flows; {@link RpingCb} is {@code struct rping_cb} (a connection's resources and work
+ * requests), {@link RpingCq} the completion thread and handlers.
  */
 public final class Rping {
     /** rping's default port. */
@@ -86,7 +86,7 @@ public final class Rping {
     /** {@code sizeof(struct rping_rdma_info)}. */
     static final int INFO_SIZE = 16;
     /** The exit status of a run ended by an interrupt (128 + SIGINT). */
-    public static final int INTERRUPTED = 130;
+    public static final int INTERRUPTED = Exit.INTERRUPTED;
     static final int EINVAL = 22;
     /** {@code EAI_NONAME}. */
     static final int EAI_NONAME = -2;
@@ -117,40 +117,21 @@ public final class Rping {
      * {@code err}), else throws {@link CommandFailure} with the status and the stderr text.
      */
     public static void execute(RdmaCm cm, PrintStream out, PrintStream err, String... args) {
-        StringBuilder sb = new StringBuilder();
-        Stderr collect = s -> {
-            synchronized (sb) {
+        ToolMain.execute(out, err, sb -> main(cm, out, s -> {
+            synchronized (sb) { // the CM and CQ threads print too
                 sb.append(s);
             }
-        };
-        int status = main(cm, out, collect, args) & 0xff;
-        out.flush();
-        String text;
-        synchronized (sb) {
-            text = sb.toString();
-        }
-        if (status != 0) {
-            throw new CommandFailure(status, text.endsWith("\n") ? text.substring(0, text.length() - 1) : text);
-        }
-        if (!text.isEmpty()) {
-            err.print(text);
-            err.flush();
-        }
+        }, args));
     }
 
     /** Runs rping as a process would: stderr printed to {@code err} as it comes, the exit status returned. */
     public static int run(RdmaCm cm, PrintStream out, PrintStream err, String... args) {
-        Stderr live = s -> {
+        return ToolMain.run(out, err, unused -> main(cm, out, s -> {
             synchronized (err) {
                 err.print(s);
                 err.flush();
             }
-        };
-        try {
-            return main(cm, out, live, args) & 0xff;
-        } finally {
-            out.flush();
-        }
+        }, args));
     }
 
     /** The C {@code main}: returns its return value (the status is its low byte). Never throws for what rping reports. */
@@ -160,7 +141,7 @@ public final class Rping {
             int ret = t.main(args);
             return t.cmExit != 0 ? t.cmExit : ret;
         } catch (Exit e) {
-            return e.status;
+            return e.status();
         } finally {
             boolean interrupted = Thread.interrupted();
             t.cleanup();
@@ -171,87 +152,9 @@ public final class Rping {
         }
     }
 
-    /** Ends {@code main} with a status from wherever it is. */
-    static final class Exit extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final int status;
-
-        Exit(int status) {
-            super(null, null, false, false);
-            this.status = status;
-        }
-    }
-
-    static Exit interrupted() {
-        Thread.currentThread().interrupt();
-        return new Exit(INTERRUPTED);
-    }
-
     /** {@code %p}. */
     static String ptr(Object o) {
         return o == null ? "(nil)" : "0x" + Integer.toHexString(System.identityHashCode(o));
-    }
-
-    // ------------------------------------------------------------------ struct rping_cb
-
-    /** {@code struct rping_cb}: one connection (the listener's, on a server, until it is cloned). */
-    static final class Cb {
-        int server = -1;
-        volatile int state = IDLE;
-        final Semaphore sem = new Semaphore(0);
-        /** The completion channel: one release per armed completion. */
-        Semaphore channel;
-        Thread cqThread;
-        volatile boolean cqCancelled;
-
-        ProtectionDomain pd;
-        CompletionQueue cq;
-        QueuePair qp;
-
-        ByteBuffer recvBuf;
-        MemoryRegion recvMr;
-        ByteBuffer sendBuf;
-        MemoryRegion sendMr;
-        ByteBuffer rdmaBuf;
-        MemoryRegion rdmaMr;
-        ByteBuffer startBuf;
-        MemoryRegion startMr;
-
-        volatile int remoteRkey;
-        volatile long remoteAddr;
-        volatile int remoteLen;
-
-        int verbose;
-        boolean selfCreateQp;
-        int count;
-        int size = 64;
-        int validate;
-
-        RdmaCmId cmId;
-        volatile RdmaCmId childCmId;
-        /** Whether the QP was created on the child id (else on cmId). */
-        boolean connected;
-
-        /** {@code clone_cb}: the options of the listener, a fresh state and semaphore. */
-        Cb cloneFor(RdmaCmId child) {
-            Cb c = new Cb();
-            c.server = server;
-            c.state = state;
-            c.verbose = verbose;
-            c.selfCreateQp = selfCreateQp;
-            c.count = count;
-            c.size = size;
-            c.validate = validate;
-            c.cmId = cmId;
-            c.childCmId = child;
-            child.context(c);
-            return c;
-        }
-
-        /** The id the QP lives on. */
-        RdmaCmId connId() {
-            return server == 1 ? childCmId : cmId;
-        }
     }
 
     // ------------------------------------------------------------------ one run
@@ -263,25 +166,12 @@ public final class Rping {
         volatile boolean debug;
         /** The status the C CM thread would have {@code exit()}ed with, or 0. */
         volatile int cmExit;
-        final Cb cb = new Cb();
+        final RpingCb cb = new RpingCb();
         boolean persistentServer;
         InetAddress sin = zeroAddress();
         InetAddress ssource;
         int port = PORT;
-        final IbClient owner = new IbClient() {
-            @Override
-            public String name() {
-                return "rping";
-            }
-
-            @Override
-            public void add(IbDevice device) {
-            }
-
-            @Override
-            public void remove(IbDevice device, Object clientData) {
-            }
-        };
+        final IbClient owner = ToolClient.named("rping");
         /** Persistent server: the connect requests not yet taken by the main loop. */
         final ConcurrentLinkedQueue<RdmaCmId> pendingRequests = new ConcurrentLinkedQueue<>();
         /** {@code accept_ready}: the non-persistent server takes one connect request. */
@@ -316,7 +206,7 @@ public final class Rping {
         }
 
         void perror(String what, VerbsException e) {
-            err.print(what + ": " + CLib.strerror(e.errno()) + "\n");
+            err.print(what + ": " + Strerror.strerror(e.errno()) + "\n");
         }
 
         // -------------------------------------------------------------- main
@@ -343,8 +233,8 @@ public final class Rping {
                     }
                     case 'P' -> persistentServer = true;
                     case 'p' -> {
-                        port = CLib.atoi(g.optarg) & 0xffff;
-                        debug("port " + CLib.atoi(g.optarg) + "\n");
+                        port = CNum.atoi(g.optarg) & 0xffff;
+                        debug("port " + CNum.atoi(g.optarg) + "\n");
                     }
                     case 's' -> {
                         cb.server = 1;
@@ -355,17 +245,17 @@ public final class Rping {
                         debug("client\n");
                     }
                     case 'S' -> {
-                        cb.size = CLib.atoi(g.optarg);
+                        cb.size = CNum.atoi(g.optarg);
                         if (cb.size < MIN_BUFSIZE || cb.size > BUFSIZE - 1) {
                             err.print("Invalid size " + cb.size + " (valid range is " + MIN_BUFSIZE + " to "
                                     + BUFSIZE + ")\n");
                             ret = EINVAL;
                         } else {
-                            debug("size " + CLib.atoi(g.optarg) + "\n");
+                            debug("size " + CNum.atoi(g.optarg) + "\n");
                         }
                     }
                     case 'C' -> {
-                        cb.count = CLib.atoi(g.optarg);
+                        cb.count = CNum.atoi(g.optarg);
                         if (cb.count < 0) {
                             err.print("Invalid count " + cb.count + "\n");
                             ret = EINVAL;
@@ -417,7 +307,7 @@ public final class Rping {
             }
 
             debug("destroy cm_id " + ptr(cb.cmId) + "\n");
-            closeQuietly(cb.cmId); // events still queued for it are delivered first, with cb.cmId still its own
+            RpingCb.closeQuietly(cb.cmId); // events still queued for it are delivered first, with cb.cmId still its own
             cb.cmId = null;
             return ret;
         }
@@ -463,8 +353,8 @@ public final class Rping {
                 return 0; // the C process is gone
             }
             Object ctx = cmaId.context();
-            Cb c = ctx instanceof Cb x ? x : cb;
-            if (event.listenId() != null && event.listenId().context() instanceof Cb l) {
+            RpingCb c = ctx instanceof RpingCb x ? x : cb;
+            if (event.listenId() != null && event.listenId().context() instanceof RpingCb l) {
                 c = l;
             }
             int ret = 0;
@@ -482,8 +372,7 @@ public final class Rping {
                     }
                 }
                 case ROUTE_RESOLVED -> {
-                    c.state = ROUTE_RESOLVED;
-                    c.sem.release();
+                    c.wake(ROUTE_RESOLVED);
                 }
                 case CONNECT_REQUEST -> {
                     if (persistentServer) {
@@ -500,8 +389,7 @@ public final class Rping {
                 }
                 case CONNECT_RESPONSE -> {
                     debug("CONNECT_RESPONSE\n");
-                    c.state = CONNECTED;
-                    c.sem.release();
+                    c.wake(CONNECTED);
                 }
                 case ESTABLISHED -> {
                     debug("ESTABLISHED\n");
@@ -518,13 +406,11 @@ public final class Rping {
                 }
                 case DISCONNECTED -> {
                     err.print((c.server == 1 ? "server" : "client") + " DISCONNECT EVENT...\n");
-                    c.state = DISCONNECTED;
-                    c.sem.release();
+                    c.wake(DISCONNECTED);
                 }
                 case DEVICE_REMOVAL -> {
                     err.print("cma detected device removal!!!!\n");
-                    c.state = ERROR;
-                    c.sem.release();
+                    c.wake(ERROR);
                     ret = -1;
                 }
                 default -> err.print("unhandled event: " + event.type().str() + ", ignoring\n");
@@ -535,186 +421,10 @@ public final class Rping {
             return 0;
         }
 
-        // -------------------------------------------------------------- completions
-
-        /** {@code rping_cq_event_handler}: 0, 1 when a flushed completion was seen, -1 on an error. */
-        int cqEventHandler(Cb c) {
-            WorkCompletion[] wcs = {new WorkCompletion()};
-            int ret;
-            boolean flushed = false;
-            while (true) {
-                try {
-                    ret = c.cq.poll(wcs, 1);
-                } catch (VerbsException e) {
-                    ret = -e.errno().value();
-                }
-                if (ret != 1) {
-                    break;
-                }
-                ret = 0;
-                WorkCompletion wc = wcs[0];
-                if (wc.status() != WcStatus.SUCCESS) {
-                    if (wc.status() == WcStatus.WR_FLUSH_ERR) {
-                        flushed = true;
-                        continue;
-                    }
-                    err.print("cq completion failed status " + wc.status().ordinal() + "\n");
-                    return cqError(c, -1);
-                }
-                switch (wc.opcode()) {
-                    case SEND -> debug("send completion\n");
-                    case RDMA_WRITE -> {
-                        debug("rdma write completion\n");
-                        c.state = RDMA_WRITE_COMPLETE;
-                        c.sem.release();
-                    }
-                    case RDMA_READ -> {
-                        debug("rdma read completion\n");
-                        c.state = RDMA_READ_COMPLETE;
-                        c.sem.release();
-                    }
-                    case RECV -> {
-                        debug("recv completion\n");
-                        ret = c.server == 1 ? serverRecv(c, wc) : clientRecv(c, wc);
-                        if (ret != 0) {
-                            err.print("recv wc error: " + ret + "\n");
-                            return cqError(c, ret);
-                        }
-                        try {
-                            c.qp.postRecv(recvWr(c));
-                        } catch (VerbsException e) {
-                            ret = -e.errno().value();
-                            err.print("post recv error: " + ret + "\n");
-                            return cqError(c, ret);
-                        }
-                        c.sem.release();
-                    }
-                    default -> {
-                        debug("unknown!!!!! completion\n");
-                        return cqError(c, -1);
-                    }
-                }
-            }
-            if (ret != 0) {
-                err.print("poll error " + ret + "\n");
-                return cqError(c, ret);
-            }
-            return flushed ? 1 : 0;
-        }
-
-        private static int cqError(Cb c, int ret) {
-            c.state = ERROR;
-            c.sem.release();
-            return ret;
-        }
-
-        int serverRecv(Cb c, WorkCompletion wc) {
-            if (wc.byteLen() != INFO_SIZE) {
-                err.print("Received bogus data, size " + wc.byteLen() + "\n");
-                return -1;
-            }
-            c.remoteRkey = c.recvBuf.getInt(8);
-            c.remoteAddr = c.recvBuf.getLong(0);
-            c.remoteLen = c.recvBuf.getInt(12);
-            debug("Received rkey " + Integer.toHexString(c.remoteRkey) + " addr " + Long.toHexString(c.remoteAddr)
-                    + " len " + c.remoteLen + " from peer\n");
-            if (c.state <= CONNECTED || c.state == RDMA_WRITE_COMPLETE) {
-                c.state = RDMA_READ_ADV;
-            } else {
-                c.state = RDMA_WRITE_ADV;
-            }
-            return 0;
-        }
-
-        int clientRecv(Cb c, WorkCompletion wc) {
-            if (wc.byteLen() != INFO_SIZE) {
-                err.print("Received bogus data, size " + wc.byteLen() + "\n");
-                return -1;
-            }
-            if (c.state == RDMA_READ_ADV) {
-                c.state = RDMA_WRITE_ADV;
-            } else {
-                c.state = RDMA_WRITE_COMPLETE;
-            }
-            return 0;
-        }
-
-        /** {@code cq_thread}. */
-        void startCqThread(Cb c) {
-            Thread t = new Thread(() -> {
-                debug("cq_thread started.\n");
-                while (!c.cqCancelled) {
-                    try {
-                        if (!c.channel.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-                            continue;
-                        }
-                    } catch (InterruptedException e) {
-                        return; // pthread_cancel
-                    }
-                    if (c.cqCancelled) {
-                        return;
-                    }
-                    if (!c.cq.isValid()) {
-                        err.print("Failed to get cq event!\n");
-                        return;
-                    }
-                    try {
-                        c.cq.reqNotify(CqNotify.NEXT_COMP, false);
-                    } catch (VerbsException e) {
-                        err.print("Failed to set notify!\n");
-                        return;
-                    }
-                    if (cqEventHandler(c) != 0) {
-                        return;
-                    }
-                }
-            }, "rping-cq");
-            t.setDaemon(true);
-            c.cqThread = t;
-            t.start();
-        }
-
-        /**
-         * {@code pthread_join(cqthread)}: the thread ends by itself once the disconnect flushed the
-         * receive; if that does not come (the CM left the QP alone), it is cancelled after a while.
-         */
-        static void joinCqThread(Cb c, long waitMs) {
-            Thread t = c.cqThread;
-            if (t == null) {
-                return;
-            }
-            boolean interrupted = false;
-            try {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-                while (t.isAlive() && System.nanoTime() - deadline < 0) {
-                    try {
-                        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                        break;
-                    }
-                }
-                c.cqCancelled = true;
-                t.interrupt();
-                while (t.isAlive()) {
-                    try {
-                        t.join();
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
-                }
-            } finally {
-                c.cqThread = null;
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-
         // -------------------------------------------------------------- setup
 
         /** {@code rping_setup_qp}: 0, or an errno / -1 after printing why. */
-        int setupQp(Cb c, RdmaCmId cmId) {
+        int setupQp(RpingCb c, RdmaCmId cmId) {
             IbDevice dev = cmId.device();
             try {
                 if (dev == null) {
@@ -756,7 +466,7 @@ public final class Rping {
         }
 
         /** {@code rping_setup_buffers}. */
-        int setupBuffers(Cb c) {
+        int setupBuffers(RpingCb c) {
             debug("rping_setup_buffers called on cb " + ptr(c) + "\n");
             c.recvBuf = ByteBuffer.allocateDirect(INFO_SIZE).order(ByteOrder.BIG_ENDIAN);
             try {
@@ -793,25 +503,8 @@ public final class Rping {
             return 0;
         }
 
-        static RecvWr recvWr(Cb c) {
-            return new RecvWr().sgList(new Sge(c.recvMr.iova(), INFO_SIZE, c.recvMr.lkey()));
-        }
-
-        /** {@code sq_wr}: the SEND of {@code send_buf}. */
-        static SendWr sqWr(Cb c) {
-            return new SendWr().opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-                    .sgList(new Sge(c.sendMr.iova(), INFO_SIZE, c.sendMr.lkey()));
-        }
-
-        /** {@code rdma_sq_wr}: an RDMA READ or WRITE of {@code length} bytes at the start of {@code rdma_buf}. */
-        static SendWr rdmaSqWr(Cb c, WrOpcode op, int length) {
-            return new SendWr().opcode(op).sendFlags(SendFlags.SIGNALED)
-                    .sgList(new Sge(c.rdmaMr.iova(), length, c.rdmaMr.lkey()))
-                    .remote(c.remoteAddr, c.remoteRkey);
-        }
-
         /** {@code rping_format_send}: {@code struct rping_rdma_info} in network byte order. */
-        void formatSend(Cb c, MemoryRegion mr) {
+        void formatSend(RpingCb c, MemoryRegion mr) {
             c.sendBuf.putLong(0, mr.iova());
             c.sendBuf.putInt(8, mr.rkey());
             c.sendBuf.putInt(12, c.size);
@@ -819,14 +512,23 @@ public final class Rping {
                     + c.size + "\n");
         }
 
-        /** Posts a send work request; 0 or the negative errno. */
-        static int postSend(Cb c, SendWr wr) {
-            try {
-                c.qp.postSend(wr);
-                return 0;
-            } catch (VerbsException e) {
-                return -e.errno().value();
+        /** A send posted, or rping's "post send error" line: 0 or the negative errno. */
+        int post(RpingCb c, SendWr wr) {
+            int ret = c.postSend(wr);
+            if (ret != 0) {
+                err.print("post send error " + ret + "\n");
             }
+            return ret;
+        }
+
+        /** {@code sem_wait(&cb->sem)} and the state check after it: false after rping's "wait for" line. */
+        boolean awaitState(RpingCb c, int want, String name) {
+            semWait(c.sem);
+            if (c.state != want) {
+                err.print("wait for " + name + " state " + c.state + "\n");
+                return false;
+            }
+            return true;
         }
 
         void semWait(Semaphore s) {
@@ -839,7 +541,7 @@ public final class Rping {
 
         // -------------------------------------------------------------- server
 
-        int bindServer(Cb c) {
+        int bindServer(RpingCb c) {
             try {
                 c.cmId.bindAddr(new InetSocketAddress(sin, port));
             } catch (VerbsException e) {
@@ -857,7 +559,7 @@ public final class Rping {
             return 0;
         }
 
-        int accept(Cb c) {
+        int accept(RpingCb c) {
             debug("accepting client connection request\n");
             try {
                 c.childCmId.accept(acceptParam(c.childCmId));
@@ -894,74 +596,62 @@ public final class Rping {
         }
 
         /** {@code rping_test_server}. */
-        int testServer(Cb c) {
+        int testServer(RpingCb c) {
             int ret;
             while (true) {
                 // wait for the client's start STAG/TO/len
-                semWait(c.sem);
-                if (c.state != RDMA_READ_ADV) {
-                    err.print("wait for RDMA_READ_ADV state " + c.state + "\n");
+                if (!awaitState(c, RDMA_READ_ADV, "RDMA_READ_ADV")) {
                     ret = -1;
                     break;
                 }
                 debug("server received sink adv\n");
 
-                ret = postSend(c, rdmaSqWr(c, WrOpcode.RDMA_READ, c.remoteLen));
+                ret = post(c, c.rdmaSqWr(WrOpcode.RDMA_READ, c.remoteLen));
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
                 debug("server posted rdma read req \n");
 
-                semWait(c.sem);
-                if (c.state != RDMA_READ_COMPLETE) {
-                    err.print("wait for RDMA_READ_COMPLETE state " + c.state + "\n");
+                if (!awaitState(c, RDMA_READ_COMPLETE, "RDMA_READ_COMPLETE")) {
                     ret = -1;
                     break;
                 }
                 debug("server received read complete\n");
 
                 if (c.verbose != 0) {
-                    printf("server ping data: " + cString(c.rdmaBuf) + "\n");
+                    printf("server ping data: " + RpingCb.cString(c.rdmaBuf) + "\n");
                 }
 
-                ret = postSend(c, sqWr(c));
+                ret = post(c, c.sqWr());
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
                 debug("server posted go ahead\n");
 
                 // wait for the client's RDMA STAG/TO/len
-                semWait(c.sem);
-                if (c.state != RDMA_WRITE_ADV) {
-                    err.print("wait for RDMA_WRITE_ADV state " + c.state + "\n");
+                if (!awaitState(c, RDMA_WRITE_ADV, "RDMA_WRITE_ADV")) {
                     ret = -1;
                     break;
                 }
                 debug("server received sink adv\n");
 
-                int len = strlen(c.rdmaBuf) + 1;
-                SendWr write = rdmaSqWr(c, WrOpcode.RDMA_WRITE, len);
+                int len = RpingCb.strlen(c.rdmaBuf) + 1;
+                SendWr write = c.rdmaSqWr(WrOpcode.RDMA_WRITE, len);
                 debug("rdma write from lkey " + Integer.toHexString(c.rdmaMr.lkey()) + " laddr "
                         + Long.toHexString(c.rdmaMr.iova()) + " len " + len + "\n");
-                ret = postSend(c, write);
+                ret = post(c, write);
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
 
-                semWait(c.sem);
-                if (c.state != RDMA_WRITE_COMPLETE) {
-                    err.print("wait for RDMA_WRITE_COMPLETE state " + c.state + "\n");
+                if (!awaitState(c, RDMA_WRITE_COMPLETE, "RDMA_WRITE_COMPLETE")) {
                     ret = -1;
                     break;
                 }
                 debug("server rdma write complete \n");
 
-                ret = postSend(c, sqWr(c));
+                ret = post(c, c.sqWr());
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
                 debug("server posted go ahead\n");
@@ -970,14 +660,12 @@ public final class Rping {
         }
 
         /** {@code rping_run_server}. */
-        int runServer(Cb c) {
+        int runServer(RpingCb c) {
             int ret = bindServer(c);
             if (ret != 0) {
                 return ret;
             }
-            semWait(c.sem);
-            if (c.state != CONNECT_REQUEST) {
-                err.print("wait for CONNECT_REQUEST state " + c.state + "\n");
+            if (!awaitState(c, CONNECT_REQUEST, "CONNECT_REQUEST")) {
                 return -1;
             }
             return serveConnection(c, false);
@@ -985,11 +673,26 @@ public final class Rping {
 
         /**
          * The part of {@code rping_run_server} (and of {@code rping_persistent_server_thread}) after the
-         * connect request: setup, accept, the ping loop, disconnect. Releases everything of the connection.
+         * connect request: the connection, then the child id is destroyed.
          */
-        int serveConnection(Cb c, boolean persistent) {
+        int serveConnection(RpingCb c, boolean persistent) {
             try {
-                int ret = setupQp(c, c.childCmId);
+                return runConnection(c, c.childCmId, persistent);
+            } finally {
+                RdmaCmId child = c.childCmId;
+                c.childCmId = null;
+                RpingCb.closeQuietly(child);
+            }
+        }
+
+        /**
+         * What {@code rping_run_server} and {@code rping_run_client} both do once the id is ready: setup,
+         * accept or connect, the ping loop, disconnect. Releases everything of the connection.
+         */
+        int runConnection(RpingCb c, RdmaCmId id, boolean persistent) {
+            String side = c.server == 1 ? "server" : "client";
+            try {
+                int ret = setupQp(c, id);
                 if (ret != 0) {
                     err.print("setup_qp failed: " + ret + "\n");
                     return ret;
@@ -1000,30 +703,27 @@ public final class Rping {
                     return ret;
                 }
                 try {
-                    c.qp.postRecv(recvWr(c));
+                    c.qp.postRecv(c.recvWr());
                 } catch (VerbsException e) {
                     ret = -e.errno().value();
                     err.print("ibv_post_recv failed: " + ret + "\n");
                     return ret;
                 }
-                startCqThread(c);
-                ret = accept(c);
+                RpingCq.start(this, c);
+                ret = c.server == 1 ? accept(c) : connectClient(c);
                 if (ret != 0) {
                     err.print("connect error " + ret + "\n");
                     return ret;
                 }
-                ret = testServer(c);
+                ret = c.server == 1 ? testServer(c) : testClient(c);
                 if (ret != 0 && !persistent) {
-                    err.print("rping server failed: " + ret + "\n");
+                    err.print("rping " + side + " failed: " + ret + "\n");
                 }
-                disconnect(c, c.childCmId);
-                joinCqThread(c, 5000);
+                c.disconnect(id);
+                RpingCq.join(c, 5000);
                 return persistent ? 0 : ret;
             } finally {
-                freeConnection(c);
-                RdmaCmId child = c.childCmId;
-                c.childCmId = null;
-                closeQuietly(child);
+                c.free();
             }
         }
 
@@ -1034,16 +734,14 @@ public final class Rping {
                 return ret;
             }
             while (true) {
-                semWait(cb.sem);
-                if (cb.state != CONNECT_REQUEST) {
-                    err.print("wait for CONNECT_REQUEST state " + cb.state + "\n");
+                if (!awaitState(cb, CONNECT_REQUEST, "CONNECT_REQUEST")) {
                     return -1;
                 }
                 RdmaCmId child = pendingRequests.poll();
                 if (child == null) {
                     continue;
                 }
-                Cb conn = cb.cloneFor(child);
+                RpingCb conn = cb.cloneFor(child);
                 Thread t = new Thread(() -> {
                     try {
                         serveConnection(conn, true);
@@ -1062,7 +760,7 @@ public final class Rping {
         // -------------------------------------------------------------- client
 
         /** {@code rping_test_client}. */
-        int testClient(Cb c) {
+        int testClient(RpingCb c) {
             int ret = 0;
             int start = 65;
             byte[] line = new byte[c.size];
@@ -1092,31 +790,25 @@ public final class Rping {
                 c.startBuf.put(0, line);
 
                 formatSend(c, c.startMr);
-                ret = postSend(c, sqWr(c));
+                ret = post(c, c.sqWr());
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
 
                 // wait for the server to ACK
-                semWait(c.sem);
-                if (c.state != RDMA_WRITE_ADV) {
-                    err.print("wait for RDMA_WRITE_ADV state " + c.state + "\n");
+                if (!awaitState(c, RDMA_WRITE_ADV, "RDMA_WRITE_ADV")) {
                     ret = -1;
                     break;
                 }
 
                 formatSend(c, c.rdmaMr);
-                ret = postSend(c, sqWr(c));
+                ret = post(c, c.sqWr());
                 if (ret != 0) {
-                    err.print("post send error " + ret + "\n");
                     break;
                 }
 
                 // wait for the server to say the RDMA WRITE is complete
-                semWait(c.sem);
-                if (c.state != RDMA_WRITE_COMPLETE) {
-                    err.print("wait for RDMA_WRITE_COMPLETE state " + c.state + "\n");
+                if (!awaitState(c, RDMA_WRITE_COMPLETE, "RDMA_WRITE_COMPLETE")) {
                     ret = -1;
                     break;
                 }
@@ -1128,13 +820,13 @@ public final class Rping {
                 }
 
                 if (c.verbose != 0) {
-                    printf("ping data: " + cString(c.rdmaBuf) + "\n");
+                    printf("ping data: " + RpingCb.cString(c.rdmaBuf) + "\n");
                 }
             }
             return c.state == DISCONNECTED ? 0 : ret;
         }
 
-        int connectClient(Cb c) {
+        int connectClient(RpingCb c) {
             RdmaConnParam p = new RdmaConnParam().responderResources(1).initiatorDepth(1).retryCount(7)
                     .rnrRetryCount(7).flowControl(0);
             try {
@@ -1143,9 +835,7 @@ public final class Rping {
                 perror("rdma_connect", e);
                 return -1;
             }
-            semWait(c.sem);
-            if (c.state != CONNECTED) {
-                err.print("wait for CONNECTED state " + c.state + "\n");
+            if (!awaitState(c, CONNECTED, "CONNECTED")) {
                 return -1;
             }
             c.connected = true;
@@ -1153,7 +843,7 @@ public final class Rping {
             return 0;
         }
 
-        int bindClient(Cb c) {
+        int bindClient(RpingCb c) {
             try {
                 c.cmId.resolveAddr(ssource == null ? null : new InetSocketAddress(ssource, 0),
                         new InetSocketAddress(sin, port), 2000);
@@ -1171,123 +861,15 @@ public final class Rping {
         }
 
         /** {@code rping_run_client}. */
-        int runClient(Cb c) {
+        int runClient(RpingCb c) {
             int ret = bindClient(c);
             if (ret != 0) {
                 return ret;
             }
-            try {
-                ret = setupQp(c, c.cmId);
-                if (ret != 0) {
-                    err.print("setup_qp failed: " + ret + "\n");
-                    return ret;
-                }
-                ret = setupBuffers(c);
-                if (ret != 0) {
-                    err.print("rping_setup_buffers failed: " + ret + "\n");
-                    return ret;
-                }
-                try {
-                    c.qp.postRecv(recvWr(c));
-                } catch (VerbsException e) {
-                    ret = -e.errno().value();
-                    err.print("ibv_post_recv failed: " + ret + "\n");
-                    return ret;
-                }
-                startCqThread(c);
-                ret = connectClient(c);
-                if (ret != 0) {
-                    err.print("connect error " + ret + "\n");
-                    return ret;
-                }
-                ret = testClient(c);
-                if (ret != 0) {
-                    err.print("rping client failed: " + ret + "\n");
-                }
-                disconnect(c, c.cmId);
-                joinCqThread(c, 5000);
-                return ret;
-            } finally {
-                freeConnection(c);
-            }
+            return runConnection(c, c.cmId, false);
         }
 
         // -------------------------------------------------------------- teardown
-
-        /** {@code rping_disconnect}: errors (already disconnected by the peer) are ignored, as in C. */
-        void disconnect(Cb c, RdmaCmId id) {
-            if (id == null || !c.connected) {
-                return;
-            }
-            c.connected = false;
-            try {
-                id.disconnect();
-            } catch (VerbsException e) {
-                // rping ignores the result
-            }
-        }
-
-        /**
-         * Everything a connection allocated, in the order that frees cleanly: the CQ thread, the QP (a
-         * connection cut short is disconnected first), the MRs, the CQ, the PD.
-         */
-        void freeConnection(Cb c) {
-            boolean interrupted = Thread.interrupted();
-            try {
-                if (c.connected) {
-                    disconnect(c, c.connId());
-                }
-                c.cqCancelled = true;
-                joinCqThread(c, 0);
-                RdmaCmId id = c.connId();
-                if (c.qp != null) {
-                    try {
-                        if (id != null) {
-                            id.destroyQp();
-                        } else {
-                            c.qp.destroy();
-                        }
-                    } catch (RuntimeException e) {
-                        try {
-                            c.qp.destroy();
-                        } catch (RuntimeException e2) {
-                            // gone with its device
-                        }
-                    }
-                    c.qp = null;
-                }
-                for (MemoryRegion mr : new MemoryRegion[] {c.recvMr, c.sendMr, c.rdmaMr, c.startMr}) {
-                    if (mr != null) {
-                        try {
-                            mr.dereg();
-                        } catch (RuntimeException e) {
-                            // gone with its device
-                        }
-                    }
-                }
-                c.recvMr = c.sendMr = c.rdmaMr = c.startMr = null;
-                if (c.cq != null) {
-                    try {
-                        c.cq.destroy();
-                    } catch (RuntimeException e) {
-                        // gone with its device
-                    }
-                    c.cq = null;
-                }
-                if (c.pd != null) {
-                    try {
-                        c.pd.dealloc();
-                    } catch (RuntimeException e) {
-                        // gone with its device
-                    }
-                    c.pd = null;
-                }
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
 
         /** Whatever is left when {@code main} ends (an interrupt, a failure half-way). */
         void cleanup() {
@@ -1301,43 +883,16 @@ public final class Rping {
                     break;
                 }
             }
-            freeConnection(cb);
+            cb.free();
             RdmaCmId child = cb.childCmId;
             cb.childCmId = null;
-            closeQuietly(child);
+            RpingCb.closeQuietly(child);
             RdmaCmId r;
             while ((r = pendingRequests.poll()) != null) {
-                closeQuietly(r);
+                RpingCb.closeQuietly(r);
             }
-            closeQuietly(cb.cmId);
+            RpingCb.closeQuietly(cb.cmId);
             cb.cmId = null;
         }
-
-        static void closeQuietly(RdmaCmId id) {
-            if (id != null) {
-                try {
-                    id.close();
-                } catch (RuntimeException e) {
-                    // already gone
-                }
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ C strings
-
-    static int strlen(ByteBuffer b) {
-        int n = 0;
-        while (n < b.capacity() && b.get(n) != 0) {
-            n++;
-        }
-        return n;
-    }
-
-    /** {@code printf("%s", buf)}: the bytes up to the NUL (ISO-8859-1, so every byte is one char). */
-    static String cString(ByteBuffer b) {
-        byte[] s = new byte[strlen(b)];
-        b.get(0, s);
-        return new String(s, StandardCharsets.ISO_8859_1);
     }
 }

@@ -90,13 +90,4 @@ class RpingOptionsTest {
         assertEquals(22, f.exitStatus());
         assertEquals("Invalid size 1 (valid range is 23 to 65536)", f.getMessage());
     }
-
-    @Test
-    void atoiAsGlibc() {
-        assertEquals(42, CLib.atoi("  42abc"));
-        assertEquals(-7, CLib.atoi("-7"));
-        assertEquals(0, CLib.atoi("x1"));
-        assertEquals(-1, CLib.atoi("4294967295")); // strtol, then the low 32 bits
-        assertEquals(-1, CLib.atoi("99999999999999999999")); // LONG_MAX, low 32 bits
-    }
 }

@@ -5,6 +5,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.cli.CommandFailure;
+import org.jrdma.ib.core.cli.ToolRuns;
 import org.jrdma.ib.core.spi.RdmaLinkOps;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.FieldOption;
@@ -36,28 +37,14 @@ public class IbCommands {
     final List<RdmaLinkOps> linkOps = new CopyOnWriteArrayList<>();
 
     public void rdma(String... args) {
-        new Rdma(linkOps).execute(core, System.out, System.err, words(args));
+        new Rdma(linkOps).execute(core, System.out, System.err, ToolRuns.words(args));
     }
 
     public void ibv_devices(String... args) {
-        new IbvDevices().execute(core, System.out, System.err, words(args));
+        new IbvDevices().execute(core, System.out, System.err, ToolRuns.words(args));
     }
 
     public void ibv_devinfo(String... args) {
-        new IbvDevinfo().execute(core, System.out, System.err, words(args));
-    }
-
-    /** Gogo evaluates the word {@code null} to null: give the tool the word back. */
-    private static String[] words(String[] args) {
-        if (args == null) {
-            return new String[0];
-        }
-        String[] w = args.clone();
-        for (int i = 0; i < w.length; i++) {
-            if (w[i] == null) {
-                w[i] = "null";
-            }
-        }
-        return w;
+        new IbvDevinfo().execute(core, System.out, System.err, ToolRuns.words(args));
     }
 }

@@ -1,5 +1,6 @@
 package org.jrdma.ib.core.shell;
 
+import org.jrdma.ib.core.cli.CNum;
 import org.jrdma.ib.core.cli.Getopt;
 import java.io.PrintStream;
 import java.util.List;
@@ -71,7 +72,7 @@ final class IbvDevinfo extends ShellTool {
             switch (c) {
                 case 'd' -> ibDevname = g.optarg;
                 case 'i' -> {
-                    ibPort = (int) strtol(g.optarg);
+                    ibPort = (int) CNum.strtol(g.optarg);
                     if (ibPort <= 0) {
                         usage(p);
                         return 1;
@@ -407,45 +408,6 @@ final class IbvDevinfo extends ShellTool {
             case 5 -> "15";
             default -> "invalid value";
         };
-    }
-
-    /** C's {@code strtol(s, NULL, 0)}: leading blanks, a sign, 0x or 0 prefixes, saturating. */
-    static long strtol(String s) {
-        int i = 0;
-        int n = s.length();
-        while (i < n && Character.isWhitespace(s.charAt(i))) {
-            i++;
-        }
-        boolean neg = false;
-        if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
-            neg = s.charAt(i) == '-';
-            i++;
-        }
-        int base = 10;
-        if (i + 1 < n && s.charAt(i) == '0' && (s.charAt(i + 1) == 'x' || s.charAt(i + 1) == 'X')
-                && i + 2 < n && Character.digit(s.charAt(i + 2), 16) >= 0) {
-            base = 16;
-            i += 2;
-        } else if (i < n && s.charAt(i) == '0') {
-            base = 8;
-        }
-        long v = 0;
-        boolean overflow = false;
-        for (; i < n; i++) {
-            int d = Character.digit(s.charAt(i), base);
-            if (d < 0 || s.charAt(i) > 0x7f) {
-                break;
-            }
-            if (v > (Long.MAX_VALUE - d) / base) {
-                overflow = true;
-            } else {
-                v = v * base + d;
-            }
-        }
-        if (overflow) {
-            return neg ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        return neg ? -v : v;
     }
 
     /** printf() onto the tool's stdout, with C's formatting (no locale). */

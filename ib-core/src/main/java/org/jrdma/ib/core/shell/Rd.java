@@ -9,6 +9,7 @@ import org.jrdma.ib.core.Errno;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.VerbsException;
+import org.jrdma.ib.core.cli.Strerror;
 import org.jrdma.ib.core.spi.RdmaLinkOps;
 
 /**
@@ -74,7 +75,7 @@ final class Rd {
 
     /** What rd_recv_msg()'s perror("error") prints when the kernel refused a request. */
     int kernelError(VerbsException e) {
-        prErr("error: %s\n", Strerror.of(e.errno()));
+        prErr("error: %s\n", Strerror.strerror(e.errno()));
         return e.errno() == null ? -Errno.EINVAL.value() : -e.errno().value();
     }
 

@@ -7,6 +7,7 @@ import org.jrdma.ib.core.Errno;
 import org.jrdma.ib.core.Guid;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.VerbsException;
+import org.jrdma.ib.core.cli.Strerror;
 
 /** {@code rdma dev} (iproute2 6.1 {@code rdma/dev.c}): show, rename. */
 final class RdmaDev {
@@ -122,7 +123,7 @@ final class RdmaDev {
             rd.prErr("Please provide device name.\n");
             return -Errno.EINVAL.value();
         }
-        rd.prErr("Cannot open network namespace \"%s\": %s\n", rd.argv(), Strerror.of(Errno.ENOENT));
+        rd.prErr("Cannot open network namespace \"%s\": %s\n", rd.argv(), Strerror.strerror(Errno.ENOENT));
         return -Errno.EINVAL.value();
     }
 

@@ -13,6 +13,7 @@ import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.LinkLayer;
 import org.jrdma.ib.core.PortAttr;
+import org.jrdma.ib.core.cli.ToolClient;
 import org.jrdma.ib.core.spi.RdmaLinkOps;
 import org.jrdma.ib.core.testdriver.TestDriver;
 
@@ -83,20 +84,7 @@ final class Shell {
     }
 
     static IbClient client(String name) {
-        return new IbClient() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public void add(IbDevice device) {
-            }
-
-            @Override
-            public void remove(IbDevice device, Object clientData) {
-            }
-        };
+        return ToolClient.named(name);
     }
 
     private Shell() {
