@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jrdma.hw.rxe.wire.RxeWire;
 import org.jrdma.ib.mad.Mad;
 import org.jrdma.testsupport.Pcap;
 import org.jrdma.testsupport.TestVectors;
@@ -23,7 +24,6 @@ import org.jrdma.testsupport.UdpFrame;
  * {@link UdpFrame}) and the CM sections of their tshark -V text (with {@link TsharkVerbose}).
  */
 final class CmCaptures {
-    static final int ROCE_PORT = 4791;
     static final int BTH = 12;
     static final int DETH = 8;
     static final int ICRC = 4;
@@ -77,7 +77,7 @@ final class CmCaptures {
     static List<CmPacket> cmPackets(String name) throws IOException {
         List<CmPacket> out = new ArrayList<>();
         for (Pcap.Frame f : Pcap.read(TestVectors.path("roce/" + name + ".pcap"))) {
-            UdpFrame r = UdpFrame.of(f, ROCE_PORT);
+            UdpFrame r = UdpFrame.of(f, RxeWire.ROCE_V2_UDP_DPORT);
             if (r == null || r.ipVersion != 4) {
                 continue;
             }

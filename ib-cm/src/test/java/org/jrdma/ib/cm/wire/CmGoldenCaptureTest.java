@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jrdma.hw.rxe.wire.RxeWire;
 import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.cm.wire.CmCaptures.CmPacket;
 import org.jrdma.ib.core.Gid;
@@ -278,7 +279,7 @@ class CmGoldenCaptureTest {
         assertEquals(64, pk.ttl(), where);
         assertEquals(0x4000, pk.ipFlagsFrag(), where + ": DF, no fragment");
         assertEquals(55410, pk.udpSrcPort, where + ": rxe's source port of QP1");
-        assertEquals(CmCaptures.ROCE_PORT, pk.udpDstPort, where);
+        assertEquals(RxeWire.ROCE_V2_UDP_DPORT, pk.udpDstPort, where);
         assertEquals(0, pk.udpChecksum, where);
         assertEquals(CmCaptures.OPCODE_UD_SEND_ONLY, pk.opcode(), where);
         assertEquals(0, pk.bth[1], where + ": SE, MigReq, pad, TVer all 0");
@@ -426,7 +427,7 @@ class CmGoldenCaptureTest {
         }
         java.util.Set<Integer> seen = new java.util.TreeSet<>();
         for (Pcap.Frame f : Pcap.read(TestVectors.path("roce/" + capture + ".pcap"))) {
-            UdpFrame r = UdpFrame.of(f, CmCaptures.ROCE_PORT);
+            UdpFrame r = UdpFrame.of(f, RxeWire.ROCE_V2_UDP_DPORT);
             if (r != null && r.ipVersion == 4 && (r.data[r.payloadOffset] & 0xff) != CmCaptures.OPCODE_UD_SEND_ONLY) {
                 seen.add(r.srcPort);
             }
