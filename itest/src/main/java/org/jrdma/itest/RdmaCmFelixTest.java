@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
@@ -18,7 +16,6 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.jrdma.ib.cm.RdmaCm;
@@ -133,17 +130,9 @@ class RdmaCmFelixTest {
                 b.start();
             }
         }
-        ThreadLocalRandom r = ThreadLocalRandom.current();
-        for (int attempt = 0; addrA == null && attempt < 20; attempt++) {
-            String net = "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + ".";
-            InetAddress a = InetAddress.getByName(net + "1");
-            InetAddress b = InetAddress.getByName(net + "2");
-            if (free(a) && free(b)) {
-                addrA = a;
-                addrB = b;
-            }
-        }
-        assertNotNull(addrA, "no free 127.X.Y.1/.2 pair");
+        InetAddress[] pair = RxeAddresses.pickFreePair();
+        addrA = pair[0];
+        addrB = pair[1];
         newDevice(A, addrA);
         newDevice(B, addrB);
         await("devices " + A + " and " + B, () -> device(A) != null && device(B) != null);
@@ -164,16 +153,6 @@ class RdmaCmFelixTest {
             }
         }
         await("no rxe device left", () -> core().devices().stream().noneMatch(d -> "rxe".equals(d.driverName())));
-    }
-
-    private static boolean free(InetAddress a) {
-        try (DatagramSocket s = new DatagramSocket(null)) {
-            s.setReuseAddress(false);
-            s.bind(new InetSocketAddress(a, 4791));
-            return true;
-        } catch (SocketException e) {
-            return false;
-        }
     }
 
     private void newDevice(String name, InetAddress addr) throws Exception {

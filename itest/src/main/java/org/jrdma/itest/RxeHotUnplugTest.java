@@ -1,5 +1,6 @@
 package org.jrdma.itest;
 
+import static org.jrdma.itest.RxeAddresses.ROCE_PORT;
 import static org.jrdma.itest.Waits.await;
 import static org.jrdma.itest.Waits.awaitValue;
 import static org.jrdma.itest.Waits.settle;
@@ -25,7 +26,6 @@ import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -75,7 +75,6 @@ class RxeHotUnplugTest {
     static final String RXE_BSN = "hw-rxe";
     static final String A = "rxe_hu_a";
     static final String B = "rxe_hu_b";
-    static final int ROCE_PORT = 4791;
     /** Every thread of hw-rxe: engines ({@code rxe-engine-GUID}), event loops ({@code rxe-net-NAME-..}), link monitors. */
     static final String RXE_THREADS = "rxe-";
     /** Successful completions before the first unplug. */
@@ -132,7 +131,9 @@ class RxeHotUnplugTest {
             rxeBundle.start();
         }
         assertEquals(List.of(), rxeNames(), "rxe devices before the test");
-        pickFreeAddresses();
+        InetAddress[] pair = RxeAddresses.pickFreePair();
+        addrA = pair[0];
+        addrB = pair[1];
         Logger.getLogger("").addHandler(logWatch);
         context.addFrameworkListener(frameworkWatch);
         uncaughtBefore = Thread.getDefaultUncaughtExceptionHandler();
@@ -392,32 +393,6 @@ class RxeHotUnplugTest {
     }
 
     // ---- helpers
-
-    /** 127.X.Y.1 and 127.X.Y.2 with random X, Y whose port 4791 is free (another build may hold some). */
-    private void pickFreeAddresses() throws Exception {
-        ThreadLocalRandom r = ThreadLocalRandom.current();
-        for (int attempt = 0; attempt < 20; attempt++) {
-            String net = "127." + r.nextInt(1, 255) + "." + r.nextInt(0, 256) + ".";
-            InetAddress a = InetAddress.getByName(net + "1");
-            InetAddress b = InetAddress.getByName(net + "2");
-            if (free(a) && free(b)) {
-                addrA = a;
-                addrB = b;
-                return;
-            }
-        }
-        fail("no free 127.X.Y.1/.2 pair on UDP " + ROCE_PORT);
-    }
-
-    private static boolean free(InetAddress a) {
-        try (DatagramSocket s = new DatagramSocket(null)) {
-            s.setReuseAddress(false);
-            s.bind(new InetSocketAddress(a, ROCE_PORT));
-            return true;
-        } catch (SocketException e) {
-            return false;
-        }
-    }
 
     private TrafficClient register(TrafficClient c) {
         clients.add(c);

@@ -259,8 +259,8 @@ final class Params {
      */
     int parse(String[] args, PrintStream out, StringBuilder err) {
         List<String> operands = new ArrayList<>();
-        int r = Getopt.parse(argv0, OPTIONS, args, operands, err, (o, value) -> option(o, value, out, err));
-        if (r == Getopt.INVALID) {
+        int r = OptionTable.parse(argv0, OPTIONS, args, operands, err, (o, value) -> option(o, value, out, err));
+        if (r == OptionTable.INVALID) {
             err.append(" Invalid Command or flag.\n");
             err.append(" Please check command line and run again.\n\n");
             usage(out);

@@ -26,7 +26,9 @@ import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.WrOpcode;
+import org.jrdma.testsupport.Pcap;
 import org.jrdma.testsupport.TestVectors;
+import org.jrdma.testsupport.UdpFrame;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -85,12 +87,12 @@ class RxeReplayTest {
 
     static List<Cap> load(String name) throws Exception {
         List<Cap> out = new ArrayList<>();
-        for (Captures.Frame f : Captures.readPcap(TestVectors.path("roce/" + name + ".pcap"))) {
-            Captures.RoceFrame r = Captures.roce(f);
+        for (Pcap.Frame f : Pcap.read(TestVectors.path("roce/" + name + ".pcap"))) {
+            UdpFrame r = Captures.roce(f);
             if (r == null) {
                 continue;
             }
-            byte[] b = java.util.Arrays.copyOfRange(r.data, r.bthOffset, r.bthOffset + r.length);
+            byte[] b = java.util.Arrays.copyOfRange(r.data, r.payloadOffset, r.payloadOffset + r.length);
             out.add(new Cap(r.number, r.ipSrc().equals(REQUESTER), b, r.srcPort));
         }
         return out;

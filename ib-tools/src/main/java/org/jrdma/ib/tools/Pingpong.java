@@ -24,6 +24,7 @@ import org.jrdma.ib.core.QueuePair;
 import org.jrdma.ib.core.SendFlags;
 import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.VerbsException;
+import org.jrdma.ib.core.WcFlags;
 import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.cli.CNum;
 import org.jrdma.ib.core.cli.Getopt;
@@ -62,8 +63,6 @@ final class Pingpong extends PingpongTool {
 
     /** The Q_Key of {@code ud_pingpong.c}. */
     static final int QKEY = 0x11111111;
-    /** The room a UD receive buffer keeps for the GRH. */
-    static final int GRH_ROOM = 40;
 
     private final Transport t;
 
@@ -169,7 +168,7 @@ final class Pingpong extends PingpongTool {
         }
 
         int bufOffset() {
-            return t == Transport.UD ? GRH_ROOM : 0;
+            return t == Transport.UD ? WcFlags.GRH_BYTES : 0; // the room a UD receive keeps for the GRH
         }
 
         @Override

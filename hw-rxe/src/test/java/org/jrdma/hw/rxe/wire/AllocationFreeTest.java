@@ -13,7 +13,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.jrdma.testsupport.Pcap;
 import org.jrdma.testsupport.TestVectors;
+import org.jrdma.testsupport.UdpFrame;
 import org.junit.jupiter.api.Test;
 
 /** The receive path (decode, field access, ICRC check) allocates nothing per packet. */
@@ -37,11 +39,11 @@ class AllocationFreeTest {
                     .collect(java.util.stream.Collectors.toList());
         }
         for (Path p : pcaps) {
-            for (Captures.Frame f : Captures.readPcap(p)) {
-                Captures.RoceFrame r = Captures.roce(f);
+            for (Pcap.Frame f : Pcap.read(p)) {
+                UdpFrame r = Captures.roce(f);
                 if (r != null) {
                     ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(r.length);
-                    b.writeBytes(r.data, r.bthOffset, r.length);
+                    b.writeBytes(r.data, r.payloadOffset, r.length);
                     bufs.add(b);
                     addr.add(new int[] {r.ipv4Src(), r.ipv4Dst(), r.ipv4Id(), r.ipv4FlagsFrag(), r.srcPort, r.dstPort});
                 }

@@ -23,7 +23,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.jrdma.testsupport.Pcap;
 import org.jrdma.testsupport.TestVectors;
+import org.jrdma.testsupport.UdpFrame;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -95,9 +97,9 @@ class GoldenCaptureTest {
     @MethodSource("captures")
     void everyPacketMatchesLinux(String name) throws IOException {
         Path dir = TestVectors.path("roce");
-        List<Captures.RoceFrame> frames = new ArrayList<>();
-        for (Captures.Frame f : Captures.readPcap(dir.resolve(name + ".pcap"))) {
-            Captures.RoceFrame r = Captures.roce(f);
+        List<UdpFrame> frames = new ArrayList<>();
+        for (Pcap.Frame f : Pcap.read(dir.resolve(name + ".pcap"))) {
+            UdpFrame r = Captures.roce(f);
             if (r != null) {
                 frames.add(r);
             }
@@ -111,9 +113,9 @@ class GoldenCaptureTest {
         Map<Integer, Integer> cmFlowLabel = new HashMap<>();
         Map<Long, Integer> reqLabel = new HashMap<>();
         RxePacket pkt = new RxePacket();
-        for (Captures.RoceFrame r : frames) {
+        for (UdpFrame r : frames) {
             ByteBuf b = Unpooled.wrappedBuffer(r.data);
-            assertEquals(RxeDecodeStatus.OK, pkt.decode(b, r.bthOffset, r.length), name + " frame " + r.number);
+            assertEquals(RxeDecodeStatus.OK, pkt.decode(b, r.payloadOffset, r.length), name + " frame " + r.number);
             qpnsAt.computeIfAbsent(r.ipDst(), k -> new HashSet<>()).add(pkt.qpn());
             Map<String, String> t = txt.get(r.number);
             if (pkt.has(RxeMask.DETH) && pkt.qpn() == 1 && "0x07".equals(t.get("Management Class"))) {
@@ -137,10 +139,10 @@ class GoldenCaptureTest {
         int tsvRows = 0;
         int tsvNoCrc = 0;
         int viaCm = 0;
-        for (Captures.RoceFrame r : frames) {
+        for (UdpFrame r : frames) {
             String where = name + " frame " + r.number;
             ByteBuf b = Unpooled.wrappedBuffer(r.data);
-            assertEquals(RxeDecodeStatus.OK, pkt.decode(b, r.bthOffset, r.length), where);
+            assertEquals(RxeDecodeStatus.OK, pkt.decode(b, r.payloadOffset, r.length), where);
             assertEquals(r.length, pkt.headerLength() + pkt.payloadLength() + pkt.pad() + RxeWire.ICRC_BYTES, where);
             assertEquals(0, b.readerIndex(), where);
 
@@ -149,8 +151,8 @@ class GoldenCaptureTest {
             assertEquals(carried, icrc.ofIpPacket(b, r.ipOffset), where + ": ICRC over the IP packet");
             assertEquals(4, r.ipVersion, where);
             assertEquals(carried, icrc.ipv4(r.ipv4Src(), r.ipv4Dst(), r.ipv4Id(), r.ipv4FlagsFrag(), r.srcPort,
-                    r.dstPort, b, r.bthOffset, r.length), where + ": ICRC from header fields");
-            assertEquals(carried, Icrc.stored(b, r.bthOffset, r.length), where);
+                    r.dstPort, b, r.payloadOffset, r.length), where + ": ICRC from header fields");
+            assertEquals(carried, Icrc.stored(b, r.payloadOffset, r.length), where);
 
             // 2. tshark's verbose dissection (all captures, including the one without a .tsv)
             Map<String, String> t = txt.get(r.number);
@@ -168,7 +170,7 @@ class GoldenCaptureTest {
 
             // 4. re-encode the headers from the decoded fields: identical bytes, ICRC included
             byte[] original = new byte[r.length];
-            b.getBytes(r.bthOffset, original);
+            b.getBytes(r.payloadOffset, original);
             assertArrayEquals(original, reencode(pkt, r, icrc), where + ": re-encoded packet");
 
             // 5. the UDP source port rule
@@ -201,15 +203,15 @@ class GoldenCaptureTest {
     /** host_to_guest_udp is a plain datagram: not a valid rxe packet, and its "ICRC" does not check. */
     @Test
     void theNonRocePacketIsRejected() throws IOException {
-        List<Captures.Frame> frames = Captures.readPcap(TestVectors.path("roce/" + BAD_ICRC_CAPTURE + ".pcap"));
+        List<Pcap.Frame> frames = Pcap.read(TestVectors.path("roce/" + BAD_ICRC_CAPTURE + ".pcap"));
         assertEquals(1, frames.size());
-        Captures.RoceFrame r = Captures.roce(frames.get(0));
+        UdpFrame r = Captures.roce(frames.get(0));
         assertNotNull(r);
         ByteBuf b = Unpooled.wrappedBuffer(r.data);
         RxePacket pkt = new RxePacket();
-        assertEquals(RxeDecodeStatus.BAD_OPCODE, pkt.decode(b, r.bthOffset, r.length));
+        assertEquals(RxeDecodeStatus.BAD_OPCODE, pkt.decode(b, r.payloadOffset, r.length));
         assertEquals('h', pkt.opcodeValue());
-        assertNotEquals(Icrc.stored(b, r.bthOffset, r.length), new Icrc().ofIpPacket(b, r.ipOffset));
+        assertNotEquals(Icrc.stored(b, r.payloadOffset, r.length), new Icrc().ofIpPacket(b, r.ipOffset));
     }
 
     private static void compareTxt(String where, RxePacket pkt, ByteBuf b, Map<String, String> t) {
@@ -327,7 +329,7 @@ class GoldenCaptureTest {
     }
 
     /** Builds the UDP payload again from the decoded fields, the payload and pad bytes, and a fresh ICRC. */
-    private static byte[] reencode(RxePacket pkt, Captures.RoceFrame r, Icrc icrc) {
+    private static byte[] reencode(RxePacket pkt, UdpFrame r, Icrc icrc) {
         ByteBuf src = pkt.buf();
         int bth = pkt.bthOffset();
         RxeOpcode op = pkt.opcode();

@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.jrdma.testsupport.Pcap;
 import org.jrdma.testsupport.TestVectors;
+import org.jrdma.testsupport.UdpFrame;
 import org.junit.jupiter.api.Test;
 
 class IcrcIpv4SpanTest {
@@ -24,11 +26,11 @@ class IcrcIpv4SpanTest {
         int checked = 0;
         int nonZero = 0;
         int notRoce = 0;
-        for (Captures.RoceFrame r : ipv4Frames()) {
+        for (UdpFrame r : ipv4Frames()) {
             ByteBuf b = Unpooled.wrappedBuffer(r.data);
-            boolean validRoce = icrc.ofIpPacket(b, r.ipOffset) == Icrc.stored(b, r.bthOffset, r.length);
+            boolean validRoce = icrc.ofIpPacket(b, r.ipOffset) == Icrc.stored(b, r.payloadOffset, r.length);
             int id = IcrcIpv4Span.recoverId(icrc, r.ipv4Src(), r.ipv4Dst(), r.ipv4FlagsFrag(), r.srcPort, r.dstPort, b,
-                    r.bthOffset, r.length);
+                    r.payloadOffset, r.length);
             if (!validRoce) { // host_to_guest_udp.pcap: a plain datagram, not RoCE
                 notRoce++;
                 assertEquals(IcrcIpv4Span.INCONSISTENT, id, "frame " + r.number);
@@ -50,10 +52,10 @@ class IcrcIpv4SpanTest {
     /** Every ID, a couple of lengths: the ICRC computed with that ID gives the ID back. */
     @Test
     void everyIdRoundTrips() throws IOException {
-        Captures.RoceFrame r = ipv4Frames().get(0);
+        UdpFrame r = ipv4Frames().get(0);
         for (int len : new int[] {16, 28, 92, 1052, 4000, 65507}) {
             ByteBuf b = Unpooled.buffer(len).writeZero(len);
-            b.setBytes(0, r.data, r.bthOffset, Math.min(len, r.length) - 4);
+            b.setBytes(0, r.data, r.payloadOffset, Math.min(len, r.length) - 4);
             int c0 = icrc.ipv4(r.ipv4Src(), r.ipv4Dst(), 0, Icrc.IPV4_DF, r.srcPort, 4791, b, 0, len);
             for (int id = 0; id < 0x10000; id += len == 92 ? 1 : 97) {
                 int c = icrc.ipv4(r.ipv4Src(), r.ipv4Dst(), id, Icrc.IPV4_DF, r.srcPort, 4791, b, 0, len);
@@ -93,10 +95,10 @@ class IcrcIpv4SpanTest {
      */
     @Test
     void singleByteCorruptionsAreRejected() throws IOException {
-        List<Captures.RoceFrame> frames = new ArrayList<>();
-        for (Captures.RoceFrame r : ipv4Frames()) {
+        List<UdpFrame> frames = new ArrayList<>();
+        for (UdpFrame r : ipv4Frames()) {
             ByteBuf b = Unpooled.wrappedBuffer(r.data);
-            if (icrc.ofIpPacket(b, r.ipOffset) == Icrc.stored(b, r.bthOffset, r.length)) {
+            if (icrc.ofIpPacket(b, r.ipOffset) == Icrc.stored(b, r.payloadOffset, r.length)) {
                 frames.add(r);
             }
         }
@@ -104,19 +106,19 @@ class IcrcIpv4SpanTest {
         int trials = Integer.getInteger("jrdma.span.trials", 200_000);
         int accepted = 0;
         for (int t = 0; t < trials; t++) {
-            Captures.RoceFrame r = frames.get(rnd.nextInt(frames.size()));
+            UdpFrame r = frames.get(rnd.nextInt(frames.size()));
             byte[] d = r.data.clone();
             int ip = r.ipOffset;
-            int end = r.bthOffset + r.length; // exclusive; includes the ICRC bytes
+            int end = r.payloadOffset + r.length; // exclusive; includes the ICRC bytes
             int pos;
             do {
                 pos = ip + rnd.nextInt(end - ip);
-            } while (!corruptible(pos - ip, pos - r.udpOffset, pos - r.bthOffset));
+            } while (!corruptible(pos - ip, pos - r.udpOffset, pos - r.payloadOffset));
             d[pos] ^= (byte) (1 + rnd.nextInt(255));
             ByteBuf b = Unpooled.wrappedBuffer(d);
             b.setShort(ip + 4, 0); // what a UDP socket cannot see: compute with ID 0
             int c0 = icrc.ofIpPacket(b, ip);
-            if (IcrcIpv4Span.recoverId(c0, Icrc.stored(b, r.bthOffset, r.length), r.length) >= 0) {
+            if (IcrcIpv4Span.recoverId(c0, Icrc.stored(b, r.payloadOffset, r.length), r.length) >= 0) {
                 accepted++;
             }
         }
@@ -135,23 +137,23 @@ class IcrcIpv4SpanTest {
      */
     @Test
     void exhaustiveSingleByteCorruptionsOfTheLongestPacket() throws IOException {
-        Captures.RoceFrame r = null;
-        for (Captures.RoceFrame f : ipv4Frames()) {
+        UdpFrame r = null;
+        for (UdpFrame f : ipv4Frames()) {
             ByteBuf b = Unpooled.wrappedBuffer(f.data);
-            if ((r == null || f.length > r.length) && icrc.ofIpPacket(b, f.ipOffset) == Icrc.stored(b, f.bthOffset,
+            if ((r == null || f.length > r.length) && icrc.ofIpPacket(b, f.ipOffset) == Icrc.stored(b, f.payloadOffset,
                     f.length)) {
                 r = f;
             }
         }
         int ip = r.ipOffset;
-        int end = r.bthOffset + r.length;
+        int end = r.payloadOffset + r.length;
         long total = 0;
         long accepted = 0;
         StringBuilder weak = new StringBuilder();
         byte[] d = r.data.clone();
         ByteBuf b = Unpooled.wrappedBuffer(d);
         for (int pos = ip; pos < end; pos++) {
-            if (!corruptible(pos - ip, pos - r.udpOffset, pos - r.bthOffset)) {
+            if (!corruptible(pos - ip, pos - r.udpOffset, pos - r.payloadOffset)) {
                 continue;
             }
             int here = 0;
@@ -161,7 +163,7 @@ class IcrcIpv4SpanTest {
                 int savedId = b.getUnsignedShort(ip + 4);
                 b.setShort(ip + 4, 0);
                 int c0 = icrc.ofIpPacket(b, ip);
-                if (IcrcIpv4Span.recoverId(c0, Icrc.stored(b, r.bthOffset, r.length), r.length) >= 0) {
+                if (IcrcIpv4Span.recoverId(c0, Icrc.stored(b, r.payloadOffset, r.length), r.length) >= 0) {
                     here++;
                 }
                 b.setShort(ip + 4, savedId);
@@ -181,8 +183,8 @@ class IcrcIpv4SpanTest {
 
     @Test
     void allocationFree() throws IOException {
-        Captures.RoceFrame r = ipv4Frames().get(5);
-        ByteBuf b = Unpooled.directBuffer(r.length).writeBytes(r.data, r.bthOffset, r.length);
+        UdpFrame r = ipv4Frames().get(5);
+        ByteBuf b = Unpooled.directBuffer(r.length).writeBytes(r.data, r.payloadOffset, r.length);
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory
                 .getThreadMXBean();
         long sink = 0;
@@ -216,16 +218,16 @@ class IcrcIpv4SpanTest {
         return inBth != 4; // BTH FECN/BECN/resv6a masked
     }
 
-    private static List<Captures.RoceFrame> ipv4Frames() throws IOException {
-        List<Captures.RoceFrame> out = new ArrayList<>();
+    private static List<UdpFrame> ipv4Frames() throws IOException {
+        List<UdpFrame> out = new ArrayList<>();
         List<Path> pcaps = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(TestVectors.path("roce"), "*.pcap")) {
             ds.forEach(pcaps::add);
         }
         pcaps.sort(null);
         for (Path p : pcaps) {
-            for (Captures.Frame f : Captures.readPcap(p)) {
-                Captures.RoceFrame r = Captures.roce(f);
+            for (Pcap.Frame f : Pcap.read(p)) {
+                UdpFrame r = Captures.roce(f);
                 if (r != null && r.ipVersion == 4) {
                     out.add(r);
                 }

@@ -13,7 +13,9 @@ import java.io.IOException;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.zip.CRC32;
+import org.jrdma.testsupport.Pcap;
 import org.jrdma.testsupport.TestVectors;
+import org.jrdma.testsupport.UdpFrame;
 import org.junit.jupiter.api.Test;
 
 class IcrcTest {
@@ -38,14 +40,14 @@ class IcrcTest {
     /** README: rc_pingpong.pcap frame 12 ends in 5c 3d cc 23; rxe's value is those bytes little-endian. */
     @Test
     void byteOrderOnTheWire() throws IOException {
-        List<Captures.Frame> frames = Captures.readPcap(TestVectors.path("roce/rc_pingpong.pcap"));
-        Captures.RoceFrame r = Captures.roce(frames.get(11));
+        List<Pcap.Frame> frames = Pcap.read(TestVectors.path("roce/rc_pingpong.pcap"));
+        UdpFrame r = Captures.roce(frames.get(11));
         ByteBuf b = Unpooled.wrappedBuffer(r.data);
-        assertEquals("5c3dcc23", ByteBufUtil.hexDump(b, r.bthOffset + r.length - 4, 4));
+        assertEquals("5c3dcc23", ByteBufUtil.hexDump(b, r.payloadOffset + r.length - 4, 4));
         assertEquals(0x23cc3d5c, icrc.ofIpPacket(b, r.ipOffset));
-        assertEquals(0x23cc3d5c, Icrc.stored(b, r.bthOffset, r.length));
+        assertEquals(0x23cc3d5c, Icrc.stored(b, r.payloadOffset, r.length));
         ByteBuf copy = Unpooled.copiedBuffer(b);
-        Icrc.store(copy, r.bthOffset, r.length, 0x23cc3d5c);
+        Icrc.store(copy, r.payloadOffset, r.length, 0x23cc3d5c);
         assertEquals(b, copy);
     }
 
@@ -81,9 +83,9 @@ class IcrcTest {
 
     @Test
     void ipv4MaskedFieldsDoNotCount() throws IOException {
-        Captures.RoceFrame r = Captures.roce(Captures.readPcap(TestVectors.path("roce/rc_pingpong.pcap")).get(11));
+        UdpFrame r = Captures.roce(Pcap.read(TestVectors.path("roce/rc_pingpong.pcap")).get(11));
         String hex = ByteBufUtil.hexDump(r.data, r.ipOffset, r.data.length - r.ipOffset);
-        int bth = r.bthOffset - r.ipOffset;
+        int bth = r.payloadOffset - r.ipOffset;
         expectSame(hex, p -> p.setByte(1, 0xb8)); // TOS: DSCP + ECN
         expectSame(hex, p -> p.setByte(8, 1)); // TTL
         expectSame(hex, p -> p.setShort(10, 0)); // header checksum

@@ -15,11 +15,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jrdma.hw.rxe.wire.RxeWire;
 import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.cm.wire.CmCaptures.CmPacket;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.mad.Mad;
+import org.jrdma.testsupport.Pcap;
 import org.jrdma.testsupport.TestVectors;
+import org.jrdma.testsupport.UdpFrame;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -276,7 +279,7 @@ class CmGoldenCaptureTest {
         assertEquals(64, pk.ttl(), where);
         assertEquals(0x4000, pk.ipFlagsFrag(), where + ": DF, no fragment");
         assertEquals(55410, pk.udpSrcPort, where + ": rxe's source port of QP1");
-        assertEquals(CmCaptures.ROCE_PORT, pk.udpDstPort, where);
+        assertEquals(RxeWire.ROCE_V2_UDP_DPORT, pk.udpDstPort, where);
         assertEquals(0, pk.udpChecksum, where);
         assertEquals(CmCaptures.OPCODE_UD_SEND_ONLY, pk.opcode(), where);
         assertEquals(0, pk.bth[1], where + ": SE, MigReq, pad, TVer all 0");
@@ -423,14 +426,10 @@ class CmGoldenCaptureTest {
             }
         }
         java.util.Set<Integer> seen = new java.util.TreeSet<>();
-        for (byte[] d : CmCaptures.readPcap(TestVectors.path("roce/" + capture + ".pcap")).values()) {
-            if (CmCaptures.u16(d, 12) != 0x0800 || (d[23] & 0xff) != 17) {
-                continue;
-            }
-            int udp = 14 + (d[14] & 0x0f) * 4;
-            if (CmCaptures.u16(d, udp + 2) == CmCaptures.ROCE_PORT
-                    && (d[udp + 8] & 0xff) != CmCaptures.OPCODE_UD_SEND_ONLY) {
-                seen.add(CmCaptures.u16(d, udp));
+        for (Pcap.Frame f : Pcap.read(TestVectors.path("roce/" + capture + ".pcap"))) {
+            UdpFrame r = UdpFrame.of(f, RxeWire.ROCE_V2_UDP_DPORT);
+            if (r != null && r.ipVersion == 4 && (r.data[r.payloadOffset] & 0xff) != CmCaptures.OPCODE_UD_SEND_ONLY) {
+                seen.add(r.srcPort);
             }
         }
         assertEquals(expected, seen);

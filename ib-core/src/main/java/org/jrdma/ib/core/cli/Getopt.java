@@ -30,6 +30,7 @@ public final class Getopt {
     /** Position inside a cluster of short options ({@code -vl}); 0 when between arguments. */
     private int nextchar;
     private boolean done;
+    private boolean terseAmbiguity;
 
     /** The argument of the option just returned. */
     public String optarg;
@@ -43,6 +44,15 @@ public final class Getopt {
         this.optstring = silent ? optstring.substring(1) : optstring;
         this.longopts = longopts;
         this.stderr = stderr;
+    }
+
+    /**
+     * Reports an ambiguous long option without the list of possibilities ("option '--x' is ambiguous"), glibc's
+     * wording where it does not list them; perftest's parser prints it so.
+     */
+    public Getopt terseAmbiguity() {
+        terseAmbiguity = true;
+        return this;
     }
 
     /** The next option character, '?' or ':' on an error, -1 when no option is left. */
@@ -148,12 +158,7 @@ public final class Getopt {
                 if (o.hasArg() != found.hasArg() || o.val() != found.val()) {
                     optopt = 0;
                     if (!silent) {
-                        stderr.append(progname).append(": option '--").append(text)
-                                .append("' is ambiguous; possibilities:");
-                        for (LongOption p : candidates) {
-                            stderr.append(" '--").append(p.name()).append('\'');
-                        }
-                        stderr.append('\n');
+                        ambiguous(text, candidates);
                     }
                     return '?';
                 }
@@ -189,5 +194,16 @@ public final class Getopt {
             optarg = argv[optind++];
         }
         return found.val();
+    }
+
+    private void ambiguous(String text, List<LongOption> candidates) {
+        stderr.append(progname).append(": option '--").append(text).append("' is ambiguous");
+        if (!terseAmbiguity) {
+            stderr.append("; possibilities:");
+            for (LongOption p : candidates) {
+                stderr.append(" '--").append(p.name()).append('\'');
+            }
+        }
+        stderr.append('\n');
     }
 }

@@ -7,5 +7,5 @@
  * ({@link Getopt}, {@link CNum}, {@link Strerror}, {@link Printf}).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 package org.jrdma.ib.core.cli;

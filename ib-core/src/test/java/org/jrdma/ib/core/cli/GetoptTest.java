@@ -51,4 +51,33 @@ class GetoptTest {
         assertEquals("[?] [] prog: option '--verbose' doesn't allow an argument|", parse("d:v", "--ver=1"));
         assertEquals("[?] [] prog: unrecognized option '--x=1'|", parse("d:v", "--x=1"));
     }
+
+    @Test
+    void ambiguousLongOptionsWithOrWithoutThePossibilities() {
+        LongOption[] longs = {
+            new LongOption("report-cycles", Getopt.NO_ARGUMENT, 'C'),
+            new LongOption("report-gbits", Getopt.NO_ARGUMENT, 'g'),
+            new LongOption("size", Getopt.REQUIRED_ARGUMENT, 's'),
+        };
+        StringBuilder err = new StringBuilder();
+        Getopt g = new Getopt("prog", new String[] {"--rep", "--report-c"}, "Cgs:", longs, err);
+        assertEquals('?', g.next());
+        assertEquals("prog: option '--rep' is ambiguous; possibilities: '--report-cycles' '--report-gbits'\n",
+                err.toString());
+        assertEquals('C', g.next());
+        assertEquals(-1, g.next());
+
+        err.setLength(0);
+        g = new Getopt("prog", new String[] {"--rep=1", "--si", "8"}, "Cgs:", longs, err).terseAmbiguity();
+        assertEquals('?', g.next());
+        assertEquals("prog: option '--rep=1' is ambiguous\n", err.toString());
+        assertEquals('s', g.next());
+        assertEquals("8", g.optarg);
+        assertEquals(-1, g.next());
+
+        err.setLength(0);
+        g = new Getopt("prog", new String[] {"--rep"}, ":Cgs:", longs, err).terseAmbiguity();
+        assertEquals('?', g.next());
+        assertEquals("", err.toString(), "':' silences it too");
+    }
 }

@@ -55,10 +55,10 @@ final class MadPort {
     /** Send buffers (and send queue depth) per QP ({@code mad_sendq_size} is 128 in Linux). */
     static final int SEND_DEPTH = 64;
     /** One receive buffer: the 40-byte GRH room, then the MAD. */
-    static final int RECV_SLOT = RdmaHdr.BYTES + Mad.SIZE;
+    static final int RECV_SLOT = WcFlags.GRH_BYTES + Mad.SIZE;
     /** {@code IB_SMP_DIRECTION}: the D bit in the status of a directed-route SMP. */
     static final int SMP_DIRECTION = 0x8000;
-    private static final byte[] NO_GRH = new byte[RdmaHdr.BYTES];
+    private static final byte[] NO_GRH = new byte[WcFlags.GRH_BYTES];
     private static final long SEND_BIT = 1L << 32;
 
     final MadLayer layer;
@@ -363,14 +363,14 @@ final class MadPort {
         int off = slot * RECV_SLOT;
         byte[] grh = null;
         if ((wc.wcFlags() & WcFlags.GRH) != 0) {
-            grh = new byte[RdmaHdr.BYTES];
+            grh = new byte[WcFlags.GRH_BYTES];
             q.recvBuf.get(off, grh);
         }
-        int len = wc.byteLen() - RdmaHdr.BYTES;
+        int len = wc.byteLen() - WcFlags.GRH_BYTES;
         byte[] bytes = null;
         if (len >= Mad.SIZE) {
             bytes = new byte[Mad.SIZE];
-            q.recvBuf.get(off + RdmaHdr.BYTES, bytes);
+            q.recvBuf.get(off + WcFlags.GRH_BYTES, bytes);
         }
         // a driver that writes no GRH (hw-loopback) must not show the previous one
         q.recvBuf.put(off, NO_GRH);

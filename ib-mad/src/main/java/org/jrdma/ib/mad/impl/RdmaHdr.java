@@ -1,15 +1,14 @@
 package org.jrdma.ib.mad.impl;
 
 import org.jrdma.ib.core.Gid;
+import org.jrdma.ib.core.WcFlags;
 
 /**
- * The 40 bytes in front of a UD/GSI receive ({@code union rdma_network_hdr}): an IB GRH or IPv6
+ * The {@link WcFlags#GRH_BYTES} (40) bytes in front of a UD/GSI receive ({@code union rdma_network_hdr}): an IB GRH or IPv6
  * header (source GID at 8, destination at 24), or, for RoCEv2 over IPv4, 20 bytes of zero and the IPv4
  * header ({@code ib_get_rdma_header_version}, {@code ib_get_gids_from_rdma_hdr}).
  */
 final class RdmaHdr {
-    static final int BYTES = 40;
-
     private RdmaHdr() {
     }
 
