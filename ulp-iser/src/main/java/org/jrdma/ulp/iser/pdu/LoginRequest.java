@@ -5,10 +5,8 @@ package org.jrdma.ulp.iser.pdu;
  * Version-max/min (0), the 6-byte ISID and TSIH (0 for a new session), ITT, CID, CmdSN, ExpStatSN. The login
  * keys are the data segment ({@link TextKeys}).
  */
-public record LoginRequest(boolean transit, boolean cont, LoginStage csg, LoginStage nsg, int versionMax,
-        int versionMin, long isid, int tsih, int itt, int cid, InitiatorSn sn) implements IscsiHeader {
-    static final int TRANSIT = 0x80;
-    static final int CONTINUE = 0x40;
+public record LoginRequest(LoginStages stages, int versionMax, int versionMin, long isid, int tsih, int itt, int cid,
+        InitiatorSn sn) implements IscsiHeader {
     static final int ISID = 8;
     static final int TSIH = 14;
 
@@ -21,16 +19,14 @@ public record LoginRequest(boolean transit, boolean cont, LoginStage csg, LoginS
         if (!b.immediate()) {
             throw IscsiProtocolException.field("Login Request without the I bit");
         }
-        int f = b.flags();
-        return new LoginRequest((f & TRANSIT) != 0, (f & CONTINUE) != 0, LoginStage.of(f >> 2 & 3),
-                LoginStage.of(f & 3), b.u8(2), b.u8(3), b.u48(ISID), b.u16(TSIH), b.itt(), b.u16(Bhs.W20),
-                InitiatorSn.decode(b));
+        return new LoginRequest(LoginStages.decode(b), b.u8(2), b.u8(3), b.u48(ISID), b.u16(TSIH), b.itt(),
+                b.u16(Bhs.W20), InitiatorSn.decode(b));
     }
 
     @Override
     public void encode(Bhs b) {
         b.opcode(opcode(), true);
-        b.flags(LoginStage.flags(transit, cont, csg, nsg));
+        stages.encode(b);
         b.u8(2, versionMax);
         b.u8(3, versionMin);
         b.u48(ISID, isid);

@@ -5,9 +5,8 @@ package org.jrdma.ulp.iser.pdu;
  * handle on the final response), ITT, StatSN, ExpCmdSN, MaxCmdSN, status class and detail. The negotiated keys
  * are the data segment.
  */
-public record LoginResponse(boolean transit, boolean cont, LoginStage csg, LoginStage nsg, int versionMax,
-        int versionActive, long isid, int tsih, int itt, TargetSn sn, LoginStatus status)
-        implements IscsiHeader {
+public record LoginResponse(LoginStages stages, int versionMax, int versionActive, long isid, int tsih, int itt,
+        TargetSn sn, LoginStatus status) implements IscsiHeader {
     static final int STATUS_CLASS = 36;
     static final int STATUS_DETAIL = 37;
 
@@ -17,9 +16,7 @@ public record LoginResponse(boolean transit, boolean cont, LoginStage csg, Login
     }
 
     static LoginResponse decode(Bhs b) throws IscsiProtocolException {
-        int f = b.flags();
-        return new LoginResponse((f & LoginRequest.TRANSIT) != 0, (f & LoginRequest.CONTINUE) != 0,
-                LoginStage.of(f >> 2 & 3), LoginStage.of(f & 3), b.u8(2), b.u8(3), b.u48(LoginRequest.ISID),
+        return new LoginResponse(LoginStages.decode(b), b.u8(2), b.u8(3), b.u48(LoginRequest.ISID),
                 b.u16(LoginRequest.TSIH), b.itt(), TargetSn.decode(b),
                 LoginStatus.of(b.u8(STATUS_CLASS), b.u8(STATUS_DETAIL)));
     }
@@ -27,7 +24,7 @@ public record LoginResponse(boolean transit, boolean cont, LoginStage csg, Login
     @Override
     public void encode(Bhs b) {
         b.opcode(opcode(), false);
-        b.flags(LoginStage.flags(transit, cont, csg, nsg));
+        stages.encode(b);
         b.u8(2, versionMax);
         b.u8(3, versionActive);
         b.u48(LoginRequest.ISID, isid);

@@ -22,9 +22,4 @@ public enum LoginStage {
         }
         throw IscsiProtocolException.field("reserved login stage " + value);
     }
-
-    /** Byte 1 of a Login Request or Response: T 0x80, C 0x40, CSG in bits 3..2, NSG in bits 1..0. */
-    static int flags(boolean transit, boolean cont, LoginStage csg, LoginStage nsg) {
-        return (transit ? 0x80 : 0) | (cont ? 0x40 : 0) | csg.value << 2 | nsg.value;
-    }
 }

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /** The opcode-specific fields of the PDUs the README of the iSER captures walks through, as tshark decodes them. */
 class IserCaptureFieldsTest {
+    private static final LoginStages OPERATIONAL_TO_FULL_FEATURE = new LoginStages(true, false,
+            LoginStage.LOGIN_OPERATIONAL_NEGOTIATION, LoginStage.FULL_FEATURE_PHASE);
 
     private static IserPdu pdu(String capture, int frame) throws Exception {
         return decode(sends(capture).get(frame).payload());
@@ -22,8 +24,8 @@ class IserCaptureFieldsTest {
     void loginRequestGoesFromOperationalToFullFeatureWithTheIserKeys() throws Exception {
         IscsiPdu pdu = pdu("iser_session", 4).pdu();
         LoginRequest login = (LoginRequest) pdu.header();
-        assertEquals(new LoginRequest(true, false, LoginStage.LOGIN_OPERATIONAL_NEGOTIATION,
-                LoginStage.FULL_FEATURE_PHASE, 0, 0, 0x00023d000002L, 0, 0, 0, new InitiatorSn(0, 0)), login);
+        assertEquals(new LoginRequest(OPERATIONAL_TO_FULL_FEATURE, 0, 0, 0x00023d000002L, 0, 0, 0,
+                new InitiatorSn(0, 0)), login);
         TextKeys keys = TextKeys.decode(pdu.data());
         assertEquals(List.of("InitiatorName", "InitiatorAlias", "TargetName", "SessionType", "DefaultTime2Wait",
                 "DefaultTime2Retain", "IFMarker", "OFMarker", "ErrorRecoveryLevel", "InitialR2T", "ImmediateData",
@@ -41,9 +43,8 @@ class IserCaptureFieldsTest {
     void loginResponseIsSuccessWithTsih1AndLiosKeys() throws Exception {
         IscsiPdu pdu = pdu("iser_session", 6).pdu();
         LoginResponse rsp = (LoginResponse) pdu.header();
-        assertEquals(new LoginResponse(true, false, LoginStage.LOGIN_OPERATIONAL_NEGOTIATION,
-                LoginStage.FULL_FEATURE_PHASE, 0, 0, 0x00023d000002L, 1, 0, new TargetSn(0x5b9c6445, 0, 0),
-                LoginStatus.SUCCESS), rsp);
+        assertEquals(new LoginResponse(OPERATIONAL_TO_FULL_FEATURE, 0, 0, 0x00023d000002L, 1, 0,
+                new TargetSn(0x5b9c6445, 0, 0), LoginStatus.SUCCESS), rsp);
         TextKeys keys = TextKeys.decode(pdu.data());
         assertEquals(16, keys.keys().size());
         assertEquals("LIO Target", keys.get("TargetAlias").orElseThrow());
