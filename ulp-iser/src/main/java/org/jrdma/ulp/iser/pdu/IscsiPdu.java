@@ -22,8 +22,17 @@ public record IscsiPdu(IscsiHeader header, List<Ahs> ahs, byte[] data) {
         OPTIONAL
     }
 
+    /** TotalAHSLength is one byte of 4-byte words. */
+    static final int MAX_AHS = 255 * 4;
+
     public IscsiPdu {
         ahs = List.copyOf(ahs);
+        if (ahs.stream().mapToInt(Ahs::wireLength).sum() > MAX_AHS) {
+            throw new IllegalArgumentException("AHSs over " + MAX_AHS + " bytes");
+        }
+        if (data.length > MAX_DATA_SEGMENT) {
+            throw new IllegalArgumentException("data segment of " + data.length + " bytes");
+        }
     }
 
     public IscsiPdu(IscsiHeader header, byte[] data) {
@@ -86,9 +95,6 @@ public record IscsiPdu(IscsiHeader header, List<Ahs> ahs, byte[] data) {
     }
 
     public void encode(ByteBuf out) {
-        if (data.length > MAX_DATA_SEGMENT) {
-            throw new IllegalArgumentException("data segment of " + data.length + " bytes");
-        }
         out.writeBytes(bhs().toByteArray());
         for (Ahs a : ahs) {
             a.encode(out);

@@ -10,8 +10,8 @@ import io.netty.buffer.ByteBuf;
  */
 public record IserHello(int maxVersion, int minVersion, int ird) {
     public static final int LENGTH = 12;
-    /** The iSER version of RFC 7145. */
-    public static final int VERSION = 1;
+    /** The iSER version of RFC 7145: 10 (RFC 5046 was 1); Wireshark's iser dissector takes only 10 in both nibbles. */
+    public static final int VERSION = 10;
 
     public static IserHello decode(ByteBuf in) throws IscsiProtocolException {
         if (in.readableBytes() < LENGTH) {

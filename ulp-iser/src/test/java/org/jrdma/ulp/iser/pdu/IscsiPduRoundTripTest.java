@@ -114,12 +114,12 @@ class IscsiPduRoundTripTest {
     void iserHelloAndHelloReply() throws Exception {
         ByteBuf out = Unpooled.buffer();
         new IserHello(IserHello.VERSION, IserHello.VERSION, 16).encode(out);
-        assertArrayEquals(new byte[] {0x20, 0x11, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0}, bytes(out));
+        assertArrayEquals(new byte[] {0x20, (byte) 0xaa, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0}, bytes(out));
         new IserHello(IserHello.VERSION, IserHello.VERSION, 16).encode(out);
-        assertEquals(new IserHello(1, 1, 16), IserHello.decode(out));
-        new IserHelloReply(true, 1, 1, 128).encode(out);
+        assertEquals(new IserHello(10, 10, 16), IserHello.decode(out));
+        new IserHelloReply(true, IserHello.VERSION, IserHello.VERSION, 128).encode(out);
         assertEquals(0x31, out.getByte(out.readerIndex()));
-        assertEquals(new IserHelloReply(true, 1, 1, 128), IserHelloReply.decode(out));
+        assertEquals(new IserHelloReply(true, 10, 10, 128), IserHelloReply.decode(out));
     }
 
     @Test
