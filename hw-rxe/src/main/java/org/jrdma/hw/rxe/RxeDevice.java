@@ -106,7 +106,7 @@ public final class RxeDevice extends RvtDevice {
      * @param mac a 48-bit MAC-like id; the node GUID is its EUI-64
      */
     public RxeDevice(String namePattern, List<InetAddress> addresses, int netdevMtu, long mac, RxeWire wire) {
-        super(defaultAttr(eui64(mac)));
+        super(defaultAttr(eui64(mac)), false); // RoCE: groups by MGID, the MLID is ignored
         this.namePattern = namePattern;
         this.wire = wire;
         this.gids = addresses.stream().map(Gid::of).toList();
@@ -267,6 +267,17 @@ public final class RxeDevice extends RvtDevice {
             }
         }
         return false;
+    }
+
+    /** {@code rxe_mcast_add}: the MGID as an IP address (IPv4-mapped to IPv4), joined on the wire. */
+    @Override
+    protected void mcastGroupAdded(Gid mgid) {
+        wire.joinGroup(this, mgid.toInetAddress());
+    }
+
+    @Override
+    protected void mcastGroupRemoved(Gid mgid) {
+        wire.leaveGroup(this, mgid.toInetAddress());
     }
 
     // ---------------------------------------------------------------- engine
@@ -441,6 +452,10 @@ public final class RxeDevice extends RvtDevice {
      * bad packets are dropped and counted.
      */
     public void rcv(ByteBuf udpPayload, InetAddress src, InetAddress dst, int srcPort) {
+        if (dst.isMulticastAddress()) {
+            RxeMcastRecv.rcv(this, udpPayload, src, dst, srcPort);
+            return;
+        }
         try {
             RxeQp qp = check(udpPayload, src, dst, srcPort);
             if (qp == null) {
@@ -466,6 +481,11 @@ public final class RxeDevice extends RvtDevice {
         }
     }
 
+    /** The thread's packet decoder of the receive path. */
+    RxePacket rxPacket() {
+        return rxPkt.get();
+    }
+
     private RxeQp check(ByteBuf b, InetAddress src, InetAddress dst, int srcPort) {
         RxePacket p = rxPkt.get();
         if (p.decode(b) != RxeDecodeStatus.OK || !up) {
@@ -479,6 +499,11 @@ public final class RxeDevice extends RvtDevice {
             return null;
         }
         RxeQp qp = (RxeQp) q;
+        return accepts(p, qp, src, dst, srcPort) ? qp : null;
+    }
+
+    /** The packet {@code p} (decoded) may go to {@code qp}: {@code check_type_state}, {@code check_keys}, the ICRC. */
+    boolean accepts(RxePacket p, RxeQp qp, InetAddress src, InetAddress dst, int srcPort) {
         // check_type_state
         RxeOpcode.Transport t = p.opcode().transport();
         QpType type = qp.type;
@@ -489,32 +514,32 @@ public final class RxeDevice extends RvtDevice {
             default -> false;
         };
         if (!typeOk) {
-            return null;
+            return false;
         }
         QpState s = qp.state();
         if (p.has(RxeMask.REQ)) {
             if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
-                return null;
+                return false;
             }
         } else if (s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
-            return null;
+            return false;
         }
         // check_keys, after the QP checks as in rxe (a packet for no QP counts no bad P_Key)
         if ((p.pkey() & 0x7fff) != 0x7fff) {
             saturatingInc(badPkeyCntr);
-            return null;
+            return false;
         }
         if (p.has(RxeMask.DETH)) {
             int qkey = type == QpType.GSI ? org.jrdma.hw.rxe.wire.RxeWire.GSI_QKEY : qp.qkey();
             if (p.dethQkey() != qkey) {
                 saturatingInc(qkeyViolCntr);
-                return null;
+                return false;
             }
         }
         if (!icrcCheck.ok(rxIcrc.get(), p, src, dst, srcPort)) {
             counters.inc(RxeCounter.RCVD_ICRC_ERR);
-            return null;
+            return false;
         }
-        return qp;
+        return true;
     }
 }
