@@ -32,6 +32,9 @@ class RvtMcastTableTest {
         }
     };
 
+    private final RvtQp a = qp(0x11);
+    private final RvtQp b = qp(0x12);
+
     private static RvtQp qp(int qpn) {
         return new RvtQp(null, null, qpn, null, new QpInitAttr().qpType(QpType.UD)
                 .cap(new QpCap().maxSendWr(1).maxRecvWr(1)), null, null, null);
@@ -53,10 +56,8 @@ class RvtMcastTableTest {
     @Test
     void attachTwiceIsOneMemberAndDetachTheLastRemovesTheGroup() {
         RvtMcastTable t = table(4, 4, 8, true);
-        RvtQp a = qp(0x11);
-        RvtQp b = qp(0x12);
         t.attach(a, mgid(1), 0xc001);
-        t.attach(a, mgid(1), 0xc001);
+        t.attach(a, mgid(1), 0xc001); // no error, no second member
         t.attach(b, mgid(1), 0xc001);
         assertArrayEquals(new RvtQp[] {a, b}, t.group(mgid(1)).qps());
         assertArrayEquals(new RvtQp[] {a, b}, t.qpsByMlid(0xc001));
@@ -86,7 +87,6 @@ class RvtMcastTableTest {
         ib.attach(qp(0x11), mgid(1), 0xc001);
         assertErrno(Errno.EINVAL, () -> ib.attach(qp(0x12), mgid(1), 0xc002));
         RvtMcastTable roce = table(4, 4, 8, false);
-        RvtQp a = qp(0x11);
         roce.attach(a, mgid(1), 0xc001);
         roce.attach(qp(0x12), mgid(1), 0);
         roce.detach(a, mgid(1), 7);
@@ -95,8 +95,6 @@ class RvtMcastTableTest {
     @Test
     void detachAllLeavesEveryGroup() {
         RvtMcastTable t = table(4, 4, 8, true);
-        RvtQp a = qp(0x11);
-        RvtQp b = qp(0x12);
         t.attach(a, mgid(1), 0xc001);
         t.attach(a, mgid(2), 0xc002);
         t.attach(b, mgid(2), 0xc002);

@@ -86,6 +86,13 @@ public abstract class MulticastSuite extends VerbsSuite {
         return ud("S", bed.a(), bed.portA());
     }
 
+    /** A receiver attached to group {@code n}. */
+    Side member(String name, int n) {
+        Side r = receiver(name);
+        r.qp.attachMcast(mgid(n), mlid(n));
+        return r;
+    }
+
     /** The AH from {@code s} to group {@code n}: the bed's AV to side B with the MLID and the MGID as DGID. */
     AddressHandle ahToGroup(Side s, int n) {
         AhAttr av = bed.avTo(bed.b(), bed.portB()).copy().portNum(s.port).dlid(mlid(n));
@@ -142,11 +149,9 @@ public abstract class MulticastSuite extends VerbsSuite {
 
     @Test
     void everyAttachedQpGetsOneCopyAndTheSenderNone() {
-        Side r1 = receiver("R1");
-        Side r2 = receiver("R2");
+        Side r1 = member("R1", 1);
+        Side r2 = member("R2", 1);
         Side s = sender();
-        r1.qp.attachMcast(mgid(1), mlid(1));
-        r2.qp.attachMcast(mgid(1), mlid(1));
         Buf d1 = recvSlots(r1, 2);
         Buf d2 = recvSlots(r2, 2);
         recvSlots(s, 1);
@@ -159,9 +164,8 @@ public abstract class MulticastSuite extends VerbsSuite {
 
     @Test
     void theSendersQpGetsACopyWhenAttached() {
-        Side r1 = receiver("R1");
+        Side r1 = member("R1", 2);
         Side s = sender();
-        r1.qp.attachMcast(mgid(2), mlid(2));
         s.qp.attachMcast(mgid(2), mlid(2));
         Buf d1 = recvSlots(r1, 2);
         Buf ds = recvSlots(s, 2);
@@ -173,25 +177,21 @@ public abstract class MulticastSuite extends VerbsSuite {
 
     @Test
     void attachingTwiceIsNoErrorAndGivesOneCopy() {
-        Side r1 = receiver("R1");
         Side s = sender();
-        r1.qp.attachMcast(mgid(3), mlid(3));
-        r1.qp.attachMcast(mgid(3), mlid(3));
+        Side r1 = member("R1", 3);
         Buf d1 = recvSlots(r1, 2);
+        r1.qp.attachMcast(mgid(3), mlid(3)); // again: no error, still one member
 
-        Buf src = sendToGroup(s, ahToGroup(s, 3), 13);
-        assertOneCopy(r1, d1, s, src, 3);
+        assertOneCopy(r1, d1, s, sendToGroup(s, ahToGroup(s, 3), 13), 3);
         r1.qp.detachMcast(mgid(3), mlid(3));
         assertVerbsFails(Errno.EINVAL, () -> r1.qp.detachMcast(mgid(3), mlid(3)));
     }
 
     @Test
     void detachStopsDelivery() {
-        Side r1 = receiver("R1");
-        Side r2 = receiver("R2");
+        Side r1 = member("R1", 4);
+        Side r2 = member("R2", 4);
         Side s = sender();
-        r1.qp.attachMcast(mgid(4), mlid(4));
-        r2.qp.attachMcast(mgid(4), mlid(4));
         r2.qp.detachMcast(mgid(4), mlid(4));
         Buf d1 = recvSlots(r1, 2);
         recvSlots(r2, 1);
@@ -209,16 +209,12 @@ public abstract class MulticastSuite extends VerbsSuite {
 
     @Test
     void destroyingAQpDetachesIt() {
-        Side r1 = receiver("R1");
-        Side r2 = receiver("R2");
         Side s = sender();
-        r1.qp.attachMcast(mgid(5), mlid(5));
-        r2.qp.attachMcast(mgid(5), mlid(5));
+        Side r1 = member("R1", 5);
+        member("R2", 5).qp.destroy();
         Buf d1 = recvSlots(r1, 2);
-        r2.qp.destroy();
 
-        Buf src = sendToGroup(s, ahToGroup(s, 5), 16);
-        assertOneCopy(r1, d1, s, src, 5);
+        assertOneCopy(r1, d1, s, sendToGroup(s, ahToGroup(s, 5), 16), 5);
         r1.qp.destroy(); // the last member: the group goes with it
         Side r3 = receiver("R3");
         assertVerbsFails(Errno.EINVAL, () -> r3.qp.detachMcast(mgid(5), mlid(5)));
@@ -253,9 +249,8 @@ public abstract class MulticastSuite extends VerbsSuite {
     @Test
     void detachingWhatIsNotAttachedIsEinval() {
         Side r1 = receiver("R1");
-        Side r2 = receiver("R2");
         assertVerbsFails(Errno.EINVAL, () -> r1.qp.detachMcast(mgid(9), mlid(9)));
-        r2.qp.attachMcast(mgid(9), mlid(9));
+        Side r2 = member("R2", 9);
         assertVerbsFails(Errno.EINVAL, () -> r1.qp.detachMcast(mgid(9), mlid(9)));
         r2.qp.detachMcast(mgid(9), mlid(9));
     }
