@@ -149,6 +149,45 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
         return byLid.get(av.dlid());
     }
 
+    /** The multicast LIDs (IBA 7.11.1): {@code 0xc000..0xfffe}; 0xffff is the permissive LID. */
+    static boolean isMulticastLid(int lid) {
+        return lid >= 0xc000 && lid < 0xffff;
+    }
+
+    /**
+     * Multicast by MLID: every QP attached to the group on every port of the fabric gets one copy. A switch forwards
+     * by its multicast forwarding table, which an SM programs from the SA's MCMemberRecords; this fabric has no such
+     * table yet and forwards to the ports whose device has a QP attached to the MLID (with a GRH: to the MGID, which
+     * must carry that MLID), as if the SM had programmed exactly the joined ports.
+     */
+    @Override
+    public RvtQp[] multicast(RvtQp src, SendWqe w) {
+        AhAttr av = w.ahAttr();
+        if (av == null || !isMulticastLid(av.dlid())) {
+            return new RvtQp[0];
+        }
+        Gid mgid = av.grh() == null ? null : av.grh().dgid();
+        java.util.List<RvtQp> out = new java.util.ArrayList<>();
+        for (Port p : byLink.values()) {
+            if (!p.device().isUp()) {
+                continue;
+            }
+            RvtQp[] qps;
+            if (mgid == null) {
+                qps = p.device().mcast.qpsByMlid(av.dlid());
+            } else {
+                org.jrdma.sw.rdmavt.RvtMcastTable.Group g = p.device().mcast.group(mgid);
+                qps = g == null || g.mlid != av.dlid() ? new RvtQp[0] : g.qps();
+            }
+            for (RvtQp q : qps) {
+                if (q.port() == p.port()) {
+                    out.add(q);
+                }
+            }
+        }
+        return out.toArray(new RvtQp[0]);
+    }
+
     @Override
     public RvtQp destination(RvtQp src, SendWqe w) {
         boolean datagram = src.type == QpType.UD || src.type.isSpecial();

@@ -38,6 +38,7 @@ public final class InMemoryWire implements RxeWire, AutoCloseable {
     }
 
     private final Map<InetAddress, RxeDevice> hosts = new ConcurrentHashMap<>();
+    private final McastGroups groups = new McastGroups();
     private final LinkedBlockingQueue<Pkt> queue = new LinkedBlockingQueue<>();
     private final Random random;
     private volatile Faults faults = Faults.NONE;
@@ -73,11 +74,35 @@ public final class InMemoryWire implements RxeWire, AutoCloseable {
 
     public void detach(RxeDevice dev) {
         hosts.values().removeIf(d -> d == dev);
+        groups.forget(dev);
+    }
+
+    @Override
+    public void joinGroup(RxeDevice dev, InetAddress group) {
+        groups.join(dev, group);
+    }
+
+    @Override
+    public void leaveGroup(RxeDevice dev, InetAddress group) {
+        groups.leave(dev, group);
     }
 
     @Override
     public void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet) {
         sent.incrementAndGet();
+        if (dst.isMulticastAddress()) {
+            java.util.Set<RxeDevice> members = groups.members(dst);
+            for (RxeDevice to : members) {
+                if (running) {
+                    queue.add(new Pkt(to, packet.copy(), src, dst, srcPort));
+                }
+            }
+            if (members.isEmpty()) {
+                unroutable.incrementAndGet();
+            }
+            packet.release();
+            return;
+        }
         RxeDevice to = hosts.get(dst);
         if (to == null || !running) {
             unroutable.incrementAndGet();

@@ -5,9 +5,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.jrdma.hw.rxe.wire.Icrc;
-import org.jrdma.hw.rxe.wire.RxeDecodeStatus;
-import org.jrdma.hw.rxe.wire.RxeMask;
-import org.jrdma.hw.rxe.wire.RxeOpcode;
 import org.jrdma.hw.rxe.wire.RxePacket;
 import org.jrdma.ib.core.AtomicCap;
 import org.jrdma.ib.core.DeviceAttr;
@@ -19,7 +16,6 @@ import org.jrdma.ib.core.PortAttr;
 import org.jrdma.ib.core.PortState;
 import org.jrdma.ib.core.QpInitAttr;
 import org.jrdma.ib.core.QpState;
-import org.jrdma.ib.core.QpType;
 import org.jrdma.ib.core.spi.DeviceRegistrar;
 import org.jrdma.ib.core.spi.DeviceRegistration;
 import org.jrdma.ib.core.spi.PortImmutable;
@@ -74,10 +70,8 @@ public final class RxeDevice extends RvtDevice {
     final Mtu activeMtu;
     final long nodeGuid;
     final RxeCounters counters = new RxeCounters();
-    private volatile IcrcCheck icrcCheck = IcrcCheck.EXACT;
-    /** The port's bad_pkey_cntr and qkey_viol_cntr (rxe_recv.c check_keys; saturate at 0xffff). */
-    private final java.util.concurrent.atomic.AtomicInteger badPkeyCntr = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicInteger qkeyViolCntr = new java.util.concurrent.atomic.AtomicInteger();
+    /** The receive path ({@code rxe_recv.c}). */
+    private final RxeRecv recv = new RxeRecv(this);
     private final RvtEngine engine;
     /**
      * The roles' scratch state (decoded packet, resolved segments, a completion) is per thread: the engine,
@@ -91,8 +85,6 @@ public final class RxeDevice extends RvtDevice {
     }
 
     private final ThreadLocal<Roles> roles;
-    private final ThreadLocal<RxePacket> rxPkt = ThreadLocal.withInitial(RxePacket::new);
-    private final ThreadLocal<Icrc> rxIcrc = ThreadLocal.withInitial(Icrc::new);
     private volatile RegisteredDevice handle;
     private volatile boolean up = true;
     /** The net device the port runs on ({@code rxe->ndev}), or null (InMemoryWire). */
@@ -106,7 +98,7 @@ public final class RxeDevice extends RvtDevice {
      * @param mac a 48-bit MAC-like id; the node GUID is its EUI-64
      */
     public RxeDevice(String namePattern, List<InetAddress> addresses, int netdevMtu, long mac, RxeWire wire) {
-        super(defaultAttr(eui64(mac)));
+        super(defaultAttr(eui64(mac)), false); // RoCE: groups by MGID, the MLID is ignored
         this.namePattern = namePattern;
         this.wire = wire;
         this.gids = addresses.stream().map(Gid::of).toList();
@@ -173,7 +165,7 @@ public final class RxeDevice extends RvtDevice {
     }
 
     public void icrcCheck(IcrcCheck check) {
-        this.icrcCheck = check;
+        recv.icrcCheck = check;
     }
 
     /**
@@ -203,11 +195,6 @@ public final class RxeDevice extends RvtDevice {
         return List.of(addrs);
     }
 
-    /** The port's 16-bit error counters stop at 0xffff, as the PortInfo fields do. */
-    private static void saturatingInc(java.util.concurrent.atomic.AtomicInteger c) {
-        c.getAndUpdate(v -> Math.min(0xffff, v + 1));
-    }
-
     /** Names the net device under the port ({@code rxe_net_add} keeps it in {@code rxe->ndev}); set before registering. */
     public void netdev(String name) {
         this.netdev = name;
@@ -229,7 +216,7 @@ public final class RxeDevice extends RvtDevice {
                 .maxMsgSz(RxeParams.PORT_MAX_MSG_SZ).maxVlNum(RxeParams.PORT_MAX_VL_NUM)
                 .activeWidth(RxeParams.PORT_ACTIVE_WIDTH).activeSpeed(RxeParams.PORT_ACTIVE_SPEED)
                 .linkLayer(LinkLayer.ETHERNET).portCapFlags(RxeParams.PORT_PORT_CAP_FLAGS)
-                .badPkeyCntr(badPkeyCntr.get()).qkeyViolCntr(qkeyViolCntr.get());
+                .badPkeyCntr(recv.badPkeyCntr.get()).qkeyViolCntr(recv.qkeyViolCntr.get());
     }
 
     @Override
@@ -260,13 +247,24 @@ public final class RxeDevice extends RvtDevice {
         return addrs[sgidIndex >= 0 && sgidIndex < addrs.length ? sgidIndex : 0];
     }
 
-    private boolean ownsAddress(InetAddress a) {
+    boolean ownsAddress(InetAddress a) {
         for (InetAddress x : addrs) {
             if (x.equals(a)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** {@code rxe_mcast_add}: the MGID as an IP address (IPv4-mapped to IPv4), joined on the wire. */
+    @Override
+    protected void mcastGroupAdded(Gid mgid) {
+        wire.joinGroup(this, mgid.toInetAddress());
+    }
+
+    @Override
+    protected void mcastGroupRemoved(Gid mgid) {
+        wire.leaveGroup(this, mgid.toInetAddress());
     }
 
     // ---------------------------------------------------------------- engine
@@ -437,84 +435,10 @@ public final class RxeDevice extends RvtDevice {
 
     /**
      * {@code rxe_rcv}: checks a received UDP payload and queues it for the responder (requests) or the
-     * completer (ACKs and responses) of its QP. Takes ownership of {@code udpPayload}. Never throws:
-     * bad packets are dropped and counted.
+     * completer (ACKs and responses) of its QP, or of every QP attached to the group it was sent to
+     * ({@link RxeRecv}). Takes ownership of {@code udpPayload}. Never throws: bad packets are dropped and counted.
      */
     public void rcv(ByteBuf udpPayload, InetAddress src, InetAddress dst, int srcPort) {
-        try {
-            RxeQp qp = check(udpPayload, src, dst, srcPort);
-            if (qp == null) {
-                counters.inc(RxeCounter.RCVD_DROPPED);
-                udpPayload.release();
-                return;
-            }
-            counters.inc(RxeCounter.RCVD_PKTS);
-            RxePacket p = rxPkt.get();
-            boolean req = p.has(RxeMask.REQ);
-            p.clear();
-            if (req) {
-                qp.reqPkts.add(udpPayload, src, dst);
-            } else {
-                qp.respPkts.add(udpPayload, src, dst);
-            }
-            kick(qp);
-        } catch (RuntimeException e) {
-            counters.inc(RxeCounter.RCVD_DROPPED);
-            if (udpPayload.refCnt() > 0) {
-                udpPayload.release();
-            }
-        }
-    }
-
-    private RxeQp check(ByteBuf b, InetAddress src, InetAddress dst, int srcPort) {
-        RxePacket p = rxPkt.get();
-        if (p.decode(b) != RxeDecodeStatus.OK || !up) {
-            return null;
-        }
-        if (!ownsAddress(dst)) {
-            return null;
-        }
-        RvtQp q = p.qpn() == 1 ? specialQp(QpType.GSI, 1) : p.qpn() == 0 ? null : qp(p.qpn());
-        if (!(q instanceof RxeQp) || q.isDestroyed()) {
-            return null;
-        }
-        RxeQp qp = (RxeQp) q;
-        // check_type_state
-        RxeOpcode.Transport t = p.opcode().transport();
-        QpType type = qp.type;
-        boolean typeOk = switch (t) {
-            case RC -> type == QpType.RC;
-            case UC -> type == QpType.UC;
-            case UD -> type == QpType.UD || type == QpType.GSI;
-            default -> false;
-        };
-        if (!typeOk) {
-            return null;
-        }
-        QpState s = qp.state();
-        if (p.has(RxeMask.REQ)) {
-            if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
-                return null;
-            }
-        } else if (s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
-            return null;
-        }
-        // check_keys, after the QP checks as in rxe (a packet for no QP counts no bad P_Key)
-        if ((p.pkey() & 0x7fff) != 0x7fff) {
-            saturatingInc(badPkeyCntr);
-            return null;
-        }
-        if (p.has(RxeMask.DETH)) {
-            int qkey = type == QpType.GSI ? org.jrdma.hw.rxe.wire.RxeWire.GSI_QKEY : qp.qkey();
-            if (p.dethQkey() != qkey) {
-                saturatingInc(qkeyViolCntr);
-                return null;
-            }
-        }
-        if (!icrcCheck.ok(rxIcrc.get(), p, src, dst, srcPort)) {
-            counters.inc(RxeCounter.RCVD_ICRC_ERR);
-            return null;
-        }
-        return qp;
+        recv.rcv(udpPayload, src, dst, srcPort);
     }
 }

@@ -73,4 +73,16 @@ public interface RxeWire {
     /** Sends what this thread held back since {@link #cork} (all of it, also when nested). */
     default void uncork() {
     }
+
+    /**
+     * Subscribes {@code dev} to IP multicast group {@code group}: packets sent to it reach {@code dev} (rxe's
+     * {@code rxe_mcast_add}, {@code dev_mc_add} on the netdev). The device calls it when the first QP attaches to the
+     * group's MGID, under its multicast table's lock. Default: nothing (only unicast reaches the device).
+     */
+    default void joinGroup(RxeDevice dev, InetAddress group) {
+    }
+
+    /** Undoes {@link #joinGroup} (the last QP detached: {@code rxe_mcast_delete}). Default: nothing. */
+    default void leaveGroup(RxeDevice dev, InetAddress group) {
+    }
 }

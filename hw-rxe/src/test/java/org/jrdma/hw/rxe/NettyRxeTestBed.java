@@ -14,13 +14,26 @@ import org.jrdma.hw.rxe.net.RxeNetIcrc;
 final class NettyRxeTestBed extends AbstractRxeTestBed {
     private final NettyWire.Transport transport;
     private final Map<RxeDevice, NettyWire> wires = new IdentityHashMap<>();
+    /** Both devices on one wire (null: a wire each). */
+    private NettyWire shared;
+    private final boolean share;
 
     NettyRxeTestBed() {
         this(NettyWire.Transport.AUTO);
     }
 
     NettyRxeTestBed(NettyWire.Transport t) {
+        this(t, false);
+    }
+
+    /** Both devices on one NettyWire: what reaches the other device without the kernel (multicast, see NOTES). */
+    static NettyRxeTestBed sharedWire() {
+        return new NettyRxeTestBed(NettyWire.Transport.AUTO, true);
+    }
+
+    private NettyRxeTestBed(NettyWire.Transport t, boolean share) {
         this.transport = t;
+        this.share = share;
         String net = randomLoopbackNet();
         start(net + "1", net + "2");
     }
@@ -36,7 +49,11 @@ final class NettyRxeTestBed extends AbstractRxeTestBed {
 
     @Override
     protected RxeWire wireFor(long mac) {
-        return new NettyWire(transport, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "t" + mac);
+        if (share && shared != null) {
+            return shared;
+        }
+        shared = new NettyWire(transport, org.jrdma.hw.rxe.wire.RxeWire.ROCE_V2_UDP_DPORT, "t" + mac);
+        return shared;
     }
 
     @Override
@@ -54,7 +71,7 @@ final class NettyRxeTestBed extends AbstractRxeTestBed {
 
     @Override
     protected void closeWires() {
-        wires.values().forEach(NettyWire::close);
+        wires.values().forEach(NettyWire::close); // closing a wire twice is nothing
         wires.clear();
     }
 }

@@ -32,11 +32,21 @@ public final class RucLoopback {
     public interface Fabric {
         RvtQp destination(RvtQp src, SendWqe wqe);
 
+        /**
+         * The QPs a UD WQE to {@link RvtMcastTable#MULTICAST_QPN} reaches (each gets one copy; the sender's own QP only
+         * if attached). Default: none.
+         */
+        default RvtQp[] multicast(RvtQp src, SendWqe wqe) {
+            return NO_QPS;
+        }
+
         /** The SLID the receiver of {@code wqe} sees in its completion (default: the sending port's LID). */
         default int slid(RvtQp src, SendWqe wqe) {
             return src.dev.lid(src.port);
         }
     }
+
+    private static final RvtQp[] NO_QPS = new RvtQp[0];
 
     /** Every RDMA atomic of the JVM runs under this lock: atomic with respect to each other (ATOMIC_HCA). */
     private static final Object ATOMICS = new Object();
@@ -49,6 +59,8 @@ public final class RucLoopback {
     private final Segments inlineSeg = new Segments(1);
     private final RecvWqe recv;
     private final WorkCompletion wc = new WorkCompletion();
+    private final RvtGrh grh = new RvtGrh();
+    private final Segments grhSeg = new Segments(1);
 
     public RucLoopback(Fabric fabric, int maxSge) {
         this.fabric = fabric;
@@ -111,6 +123,12 @@ public final class RucLoopback {
             }
         } else {
             inlineSeg.wrap(ByteBuffer.wrap(w.inline), w.inlineLength());
+        }
+        if (qp.type == QpType.UD && w.remoteQpn() == RvtMcastTable.MULTICAST_QPN) {
+            for (RvtQp d : fabric.multicast(qp, w)) {
+                respond(qp, w, d); // one copy each; UD: nobody tells the sender
+            }
+            return finish(qp, w, WcStatus.SUCCESS);
         }
         RvtQp dst = fabric.destination(qp, w);
         Resp r = respond(qp, w, dst);
@@ -272,6 +290,9 @@ public final class RucLoopback {
             return datagram ? Resp.DROPPED : responderError(dst, Resp.REM_INV_REQ);
         }
         if (datagram) {
+            if (w.ah != null && w.ah.attr.grh() != null) {
+                writeGrh(src, w, (int) len);
+            }
             skip(remote, GRH_BYTES);
         }
         Segments.copy(data, remote, len);
@@ -280,6 +301,13 @@ public final class RucLoopback {
         }
         completeRecv(dst, src, w, WcStatus.SUCCESS, (int) len + (datagram ? GRH_BYTES : 0), datagram);
         return Resp.OK;
+    }
+
+    /** The GRH in front of a UD payload whose AV is global (the room is there: checked above). */
+    private void writeGrh(RvtQp src, SendWqe w, int len) {
+        org.jrdma.ib.core.GlobalRoute g = w.ah.attr.grh();
+        org.jrdma.ib.core.Gid sgid = src.dev.queryGid(src.port, g.sgidIndex());
+        Segments.copy(grh.fill(g, sgid, len, w.opcode() == WrOpcode.SEND_WITH_IMM, grhSeg), remote, GRH_BYTES);
     }
 
     /** Drops the first {@code n} bytes of a resolved list (the GRH room of a UD receive). */

@@ -12,6 +12,7 @@ import org.jrdma.ib.core.AhAttr;
 import org.jrdma.ib.core.CqNotify;
 import org.jrdma.ib.core.DeviceAttr;
 import org.jrdma.ib.core.Errno;
+import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.MrType;
 import org.jrdma.ib.core.MwType;
 import org.jrdma.ib.core.QpAttr;
@@ -47,10 +48,31 @@ public abstract class RvtDevice implements DeviceOps {
     private volatile QpTable qpTable = QpTable.EMPTY;
     private final AtomicInteger nextQpn = new AtomicInteger(0x11);
     private final AtomicInteger nextPdn = new AtomicInteger(1);
+    /** The multicast groups the device's QPs are attached to. */
+    public final RvtMcastTable mcast;
 
     protected RvtDevice(DeviceAttr attr) {
+        this(attr, true);
+    }
+
+    /**
+     * @param mcastByLid whether a group is named by MGID and MLID together (InfiniBand, rdmavt) or by the MGID alone
+     *        (RoCE: rxe ignores the MLID)
+     */
+    protected RvtDevice(DeviceAttr attr, boolean mcastByLid) {
         this.attr = attr.copy();
         this.keys = new KeyTable(attr.maxMr() + attr.maxMw());
+        this.mcast = new RvtMcastTable(attr, mcastByLid, new RvtMcastTable.Listener() {
+            @Override
+            public void groupAdded(Gid mgid) {
+                mcastGroupAdded(mgid);
+            }
+
+            @Override
+            public void groupRemoved(Gid mgid) {
+                mcastGroupRemoved(mgid);
+            }
+        });
     }
 
     @Override
@@ -77,6 +99,14 @@ public abstract class RvtDevice implements DeviceOps {
     /** The LID of a port (0 on RoCE), for {@code wc.slid}. */
     protected int lid(int port) {
         return 0;
+    }
+
+    /** The first QP joined group {@code mgid} ({@code rxe_mcast_add}): a driver subscribes its port to it. */
+    protected void mcastGroupAdded(Gid mgid) {
+    }
+
+    /** The last QP left group {@code mgid} ({@code rxe_mcast_delete}). */
+    protected void mcastGroupRemoved(Gid mgid) {
     }
 
     /** Makes a QP object; a driver with more per-QP state returns a subclass. */
@@ -252,6 +282,7 @@ public abstract class RvtDevice implements DeviceOps {
         RvtQp qp = (RvtQp) dqp;
         qp.modify(new QpAttr().state(org.jrdma.ib.core.QpState.ERR));
         qp.destroyed = true;
+        mcast.detachAll(qp);
         if (qp.type.isSpecial()) {
             qps.remove(specialKey(qp.type, qp.port()), qp);
         } else {
@@ -274,6 +305,16 @@ public abstract class RvtDevice implements DeviceOps {
     @Override
     public void postRecv(DriverQp qp, RecvWr wr) {
         ((RvtQp) qp).postRecv(wr);
+    }
+
+    @Override
+    public void attachMcast(DriverQp qp, Gid gid, int lid) {
+        mcast.attach((RvtQp) qp, gid, lid);
+    }
+
+    @Override
+    public void detachMcast(DriverQp qp, Gid gid, int lid) {
+        mcast.detach((RvtQp) qp, gid, lid);
     }
 
     // ---------------------------------------------------------------- SRQ

@@ -5,5 +5,5 @@
  * ULPs: ULPs use {@code org.jrdma.ib.core}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.2.0")
+@org.osgi.annotation.versioning.Version("2.3.0")
 package org.jrdma.sw.rdmavt;

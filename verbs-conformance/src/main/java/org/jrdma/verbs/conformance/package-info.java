@@ -9,5 +9,5 @@
  * state after errors, post-time checks with the bad work request named, events.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package org.jrdma.verbs.conformance;

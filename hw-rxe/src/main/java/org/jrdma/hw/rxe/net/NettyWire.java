@@ -107,6 +107,7 @@ public final class NettyWire implements RxeWire, AutoCloseable {
     /** What each thread holds back between {@link #cork} and {@link #uncork}. */
     private final ThreadLocal<Cork> corks = ThreadLocal.withInitial(Cork::new);
     final RxeNetCounters counters = new RxeNetCounters();
+    private final McastLoop mcast = new McastLoop();
 
     /** A wire on UDP 4791 with the switches this JVM was started with ({@link RxeNetConfig#SYSTEM}). */
     public NettyWire() {
@@ -279,7 +280,19 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     /** Closes the channels of {@code dev}'s addresses. */
     public void detach(RxeDevice dev) {
+        mcast.groups.forget(dev);
         detach(dev.addresses());
+    }
+
+    /** Local delivery only (see {@link McastLoop}); receiving a group's datagrams from other hosts is not done yet. */
+    @Override
+    public void joinGroup(RxeDevice dev, InetAddress group) {
+        mcast.groups.join(dev, group);
+    }
+
+    @Override
+    public void leaveGroup(RxeDevice dev, InetAddress group) {
+        mcast.groups.leave(dev, group);
     }
 
     void detach(List<InetAddress> addrs) {
@@ -361,6 +374,9 @@ public final class NettyWire implements RxeWire, AutoCloseable {
 
     @Override
     public void send(RxeDevice from, InetAddress src, InetAddress dst, int srcPort, ByteBuf packet) {
+        if (dst.isMulticastAddress() && !closed) {
+            mcast.deliver(group, src, dst, srcPort, packet);
+        }
         ChannelTx tx = route(src, packet);
         if (tx == null) {
             return;

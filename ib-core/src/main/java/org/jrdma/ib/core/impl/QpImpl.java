@@ -167,19 +167,45 @@ final class QpImpl extends AbstractResource implements QueuePair, QpContext {
         device.ops.detachMcast(dqp, gid, lid);
     }
 
+    /** {@code ib_attach_mcast}'s checks: a UD QP, a multicast GID, and on InfiniBand a multicast LID. */
     private void checkMcast(Gid gid, int lid, String op) {
         checkValid();
         if (qpType != QpType.UD) {
             throw new VerbsException(Errno.EINVAL, op + ": only UD QPs join multicast groups, QP " + id + " is " + qpType);
         }
-        if (gid == null || (gid.raw()[0] & 0xff) != 0xff) {
-            throw new VerbsException(Errno.EINVAL, op + ": " + gid + " is not a multicast GID (ff00::/8)");
+        if (!isMulticast(gid)) {
+            throw new VerbsException(Errno.EINVAL, op + ": " + gid + " is not a multicast GID (ff00::/8, ::ffff:224.0.0.0/100)");
         }
-        boolean ib = port != 0 && device.linkLayer(port) == LinkLayer.INFINIBAND;
-        if (ib && (lid < 0xc000 || lid > 0xfffe)) {
+        if (!validMcastLid(lid)) {
             throw new VerbsException(Errno.EINVAL, op + ": LID 0x" + Integer.toHexString(lid)
                     + " is not a multicast LID (0xc000..0xfffe)");
         }
+    }
+
+    /** {@code rdma_is_multicast_addr}: IPv6 multicast, or an IPv4-mapped IPv4 multicast address (RoCE). */
+    private static boolean isMulticast(Gid gid) {
+        if (gid == null) {
+            return false;
+        }
+        byte[] raw = gid.raw();
+        return (raw[0] & 0xff) == 0xff || gid.isV4Mapped() && (raw[12] & 0xf0) == 0xe0;
+    }
+
+    /**
+     * {@code is_valid_mcast_lid}: the LID matters only on InfiniBand. A QP bound to a port is checked against that
+     * port's link layer; before that, against the device's: with any Ethernet port the LID is ignored (RoCE annex).
+     */
+    private boolean validMcastLid(int lid) {
+        boolean ib;
+        if (port != 0) {
+            ib = device.linkLayer(port) == LinkLayer.INFINIBAND;
+        } else {
+            ib = true;
+            for (int p = 1; p <= device.physPortCnt(); p++) {
+                ib &= device.linkLayer(p) == LinkLayer.INFINIBAND;
+            }
+        }
+        return !ib || lid >= 0xc000 && lid <= 0xfffe;
     }
 
     @Override

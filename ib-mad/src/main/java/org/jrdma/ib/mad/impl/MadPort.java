@@ -372,7 +372,7 @@ final class MadPort {
             bytes = new byte[Mad.SIZE];
             q.recvBuf.get(off + WcFlags.GRH_BYTES, bytes);
         }
-        // a driver that writes no GRH (hw-loopback) must not show the previous one
+        // a driver that writes no GRH must not show the previous one (hw-loopback writes one only for a global AV)
         q.recvBuf.put(off, NO_GRH);
         MadSource src = MadSource.of(wc, grh);
         q.postRecv(slot);
