@@ -2,18 +2,16 @@ package org.jrdma.ulp.iser.capture;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** A classic pcap file (tcpdump's, little-endian, Ethernet link type) as IPv4 packets, numbered as tshark does. */
+/**
+ * A capture's IPv4 packets, numbered as tshark does: the frames come from test-support's pcap reader; this keeps
+ * the IPv4 view the TCP streams need too (test-support's {@code UdpFrame} covers UDP only).
+ */
 public final class Pcap {
-    private static final int MAGIC = 0xa1b2c3d4;
-    private static final int FILE_HEADER = 24;
-    private static final int RECORD_HEADER = 16;
     private static final int ETHERNET = 14;
     private static final int ETHERTYPE_IPV4 = 0x0800;
 
@@ -25,19 +23,9 @@ public final class Pcap {
     }
 
     public static List<IpPacket> read(Path file) throws IOException {
-        ByteBuffer in = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
-        if (in.getInt(0) != MAGIC) {
-            throw new IOException(file + ": not a little-endian classic pcap");
-        }
-        in.position(FILE_HEADER);
         List<IpPacket> packets = new ArrayList<>();
-        for (int frame = 1; in.remaining() >= RECORD_HEADER; frame++) {
-            in.position(in.position() + 8);
-            int captured = in.getInt();
-            in.getInt();
-            byte[] data = new byte[captured];
-            in.get(data);
-            IpPacket p = ipv4(frame, data);
+        for (org.jrdma.testsupport.Pcap.Frame f : org.jrdma.testsupport.Pcap.read(file)) {
+            IpPacket p = ipv4(f.number, f.data);
             if (p != null) {
                 packets.add(p);
             }
