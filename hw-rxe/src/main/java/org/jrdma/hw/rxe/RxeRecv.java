@@ -13,6 +13,7 @@ import org.jrdma.hw.rxe.wire.RxePacket;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.QueuePair;
 import org.jrdma.sw.rdmavt.RvtMcastTable;
 import org.jrdma.sw.rdmavt.RvtQp;
 
@@ -148,7 +149,7 @@ final class RxeRecv {
         List<RxeQp> to = new ArrayList<>();
         RxePacket p = rxPkt.get();
         try {
-            if (p.decode(b) != RxeDecodeStatus.OK || !dev.isUp() || p.qpn() != RvtMcastTable.MULTICAST_QPN
+            if (p.decode(b) != RxeDecodeStatus.OK || !dev.isUp() || p.qpn() != QueuePair.MULTICAST_QPN
                     || !p.has(RxeMask.REQ)) {
                 return to;
             }

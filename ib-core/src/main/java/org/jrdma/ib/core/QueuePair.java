@@ -36,6 +36,9 @@ public interface QueuePair extends VerbsObject {
     /** {@code ib_post_recv}. */
     void postRecv(RecvWr wr);
 
+    /** {@code IB_MULTICAST_QPN}: the destination QPN of a UD send to a multicast group. */
+    int MULTICAST_QPN = 0xffffff;
+
     /** {@code ib_attach_mcast} (UD only). */
     void attachMcast(Gid gid, int lid);
 

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.QueuePair;
 import org.jrdma.ib.core.SendFlags;
 import org.jrdma.ib.core.WcFlags;
 import org.jrdma.ib.core.WcOpcode;
@@ -33,7 +34,7 @@ public final class RucLoopback {
         RvtQp destination(RvtQp src, SendWqe wqe);
 
         /**
-         * The QPs a UD WQE to {@link RvtMcastTable#MULTICAST_QPN} reaches (each gets one copy; the sender's own QP only
+         * The QPs a UD WQE to {@link QueuePair#MULTICAST_QPN} reaches (each gets one copy; the sender's own QP only
          * if attached). Default: none.
          */
         default RvtQp[] multicast(RvtQp src, SendWqe wqe) {
@@ -124,7 +125,7 @@ public final class RucLoopback {
         } else {
             inlineSeg.wrap(ByteBuffer.wrap(w.inline), w.inlineLength());
         }
-        if (qp.type == QpType.UD && w.remoteQpn() == RvtMcastTable.MULTICAST_QPN) {
+        if (qp.type == QpType.UD && w.remoteQpn() == QueuePair.MULTICAST_QPN) {
             for (RvtQp d : fabric.multicast(qp, w)) {
                 respond(qp, w, d); // one copy each; UD: nobody tells the sender
             }

@@ -22,9 +22,6 @@ import org.jrdma.ib.core.VerbsException;
  * as rdmavt's RCU lists).
  */
 public final class RvtMcastTable {
-    /** {@code IB_MULTICAST_QPN}: the destination QPN of a multicast packet. */
-    public static final int MULTICAST_QPN = 0xffffff;
-
     /** What a driver does when a group appears or goes (rxe: {@code dev_mc_add}/{@code dev_mc_del}). */
     public interface Listener {
         void groupAdded(Gid mgid);

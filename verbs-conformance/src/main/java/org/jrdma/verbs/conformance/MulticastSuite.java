@@ -34,8 +34,6 @@ import org.junit.jupiter.api.Test;
 public abstract class MulticastSuite extends VerbsSuite {
     static final int GRH = 40;
     static final int QKEY = QpPair.DEFAULT_QKEY;
-    /** {@code IB_MULTICAST_QPN}. */
-    static final int MULTICAST_QPN = 0xffffff;
     static final int LEN = 200;
     static final int SLOT = GRH + LEN + 16;
 
@@ -116,7 +114,7 @@ public abstract class MulticastSuite extends VerbsSuite {
     /** Sends one message of pattern {@code seed} from {@code s} to group {@code n}; waits for its completion. */
     static Buf sendToGroup(Side s, AddressHandle ah, long seed) {
         Buf src = s.buf(LEN, Access.LOCAL_WRITE).fill(seed);
-        s.postSend(send(7, src.sge()).ud(ah, MULTICAST_QPN, QKEY));
+        s.postSend(send(7, src.sge()).ud(ah, QueuePair.MULTICAST_QPN, QKEY));
         expectOk(s.scq, WcOpcode.SEND, 7);
         return src;
     }

@@ -16,8 +16,6 @@ public final class RxeWire {
     public static final int DEFAULT_PKEY = 0xffff;
     /** {@code GSI_QKEY}: the Q_Key of QP1 (CM MADs). */
     public static final int GSI_QKEY = 0x80010000;
-    /** {@code IB_MULTICAST_QPN}. */
-    public static final int MULTICAST_QPN = 0xffffff;
     /** PSNs and QPNs are 24 bits. */
     public static final int PSN_MASK = 0x00ffffff;
     /** PSNs and QPNs are 24 bits. */
