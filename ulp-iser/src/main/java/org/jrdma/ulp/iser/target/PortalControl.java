@@ -3,14 +3,13 @@ package org.jrdma.ulp.iser.target;
 import java.net.InetSocketAddress;
 
 /**
- * What the configuration tells the runtime when a portal's {@code enable_iser} changes (targetcli
- * {@code /iscsi/IQN/tpg1/portals/IP:PORT enable_iser true|false}, or the portal is deleted). Idempotent: the
- * runtime keeps one listener per address however many portal groups name it.
+ * The runtime's side of portals: the configuration calls it when a portal's {@code enable_iser} turns true
+ * (listen: an RDMA CM listener on IP:port) or false / the portal is deleted (stop listening; sessions that
+ * came in through it stay, as in LIO).
  */
 public interface PortalControl {
-    /** Starts listening on {@code portal} (isert_setup_np); an error if the address cannot be bound. */
+    /** Starts listening; throws {@link org.jrdma.ulp.iser.conn.IserTransportException} when it cannot (EADDRINUSE, no device). */
     void enable(InetSocketAddress portal);
 
-    /** Stops listening on {@code portal}; established sessions go on (as LIO does). */
     void disable(InetSocketAddress portal);
 }

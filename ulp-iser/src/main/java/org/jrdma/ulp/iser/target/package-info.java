@@ -1,7 +1,6 @@
 /**
- * The iSER target (LIO {@code iscsi_target_mod} + {@code ib_isert}): the configuration contracts
- * ({@link org.jrdma.ulp.iser.target.TargetDirectory}, {@link org.jrdma.ulp.iser.target.PortalGroup},
- * {@link org.jrdma.ulp.iser.target.PortalControl}) and the runtime that serves sessions on enabled portals.
- * Private to the bundle.
+ * The iSER target (Linux LIO {@code iscsi_target_mod} + {@code ib_isert}): portals that accept iSER
+ * connections, login, sessions in full feature phase that run SCSI commands on the target core and move data
+ * by RDMA; the configuration tree that targetcli and ConfigAdmin build. Private to the bundle.
  */
 package org.jrdma.ulp.iser.target;
