@@ -1,0 +1,136 @@
+package org.jrdma.ulp.iser.initiator;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.jrdma.ulp.iser.IserIoException;
+import org.jrdma.ulp.iser.conn.IserConnection;
+import org.jrdma.ulp.iser.conn.IserConnectionHandler;
+import org.jrdma.ulp.iser.conn.IserTransport;
+import org.jrdma.ulp.iser.login.InitiatorLogin;
+import org.jrdma.ulp.iser.login.LoginStep;
+import org.jrdma.ulp.iser.login.SessionParams;
+import org.jrdma.ulp.iser.pdu.IscsiPdu;
+import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
+import org.jrdma.ulp.iser.pdu.IserHeader;
+import org.jrdma.ulp.iser.pdu.IserPdu;
+import org.jrdma.ulp.iser.pdu.LoginResponse;
+import org.jrdma.ulp.iser.pdu.TargetSn;
+
+/**
+ * Connects to a portal and runs one connection's login phase (open-iscsi's {@code iscsi_login_begin} ..
+ * {@code iscsi_login_rsp}), then hands the connection to the full feature phase: {@code next} gets every PDU
+ * after the final Login Response, and {@link FullFeature#attach} runs on the connection's thread before the
+ * first of them, so nothing is missed.
+ */
+final class ConnectionLogin implements IserConnectionHandler {
+
+    /** The full feature phase of a logged-in connection. */
+    interface FullFeature extends IserConnectionHandler {
+        void attach(IserConnection conn, SessionParams params, TargetSn window);
+    }
+
+    private final InitiatorLogin login;
+    private final FullFeature next;
+    private final CompletableFuture<SessionParams> result = new CompletableFuture<>();
+    private volatile boolean fullFeature;
+
+    private ConnectionLogin(InitiatorLogin login, FullFeature next) {
+        this.login = login;
+        this.next = next;
+    }
+
+    /** Connects, logs in within {@code timeout}; the stage fails with an {@link IserIoException} in words. */
+    static CompletableFuture<SessionParams> run(IserTransport transport, InetSocketAddress portal,
+            InitiatorLogin login, FullFeature next, Duration timeout) {
+        ConnectionLogin handler = new ConnectionLogin(login, next);
+        CompletableFuture<IserConnection> connected = new CompletableFuture<>();
+        transport.connect(portal, handler).whenComplete((conn, e) -> {
+            if (e != null) {
+                connected.completeExceptionally(e);
+            } else {
+                connected.complete(conn);
+            }
+        });
+        return connected.thenCompose(conn -> handler.begin(conn, timeout))
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(wrap(portal, e)));
+    }
+
+    private CompletableFuture<SessionParams> begin(IserConnection conn, Duration timeout) {
+        send(conn, login.start());
+        result.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((p, e) -> {
+            if (e != null) {
+                conn.close();
+            }
+        });
+        return result;
+    }
+
+    private static Throwable wrap(InetSocketAddress portal, Throwable e) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof IserIoException) {
+            return cause;
+        }
+        if (cause instanceof java.util.concurrent.TimeoutException) {
+            return new IserIoException("login to " + portal + " timed out");
+        }
+        return new IserIoException("connect to " + portal + " failed: " + cause.getMessage(), cause);
+    }
+
+    private static void send(IserConnection conn, IscsiPdu pdu) {
+        conn.send(new IserPdu(IserHeader.CONTROL, pdu));
+    }
+
+    @Override
+    public void onPdu(IserConnection conn, IserPdu pdu) {
+        if (fullFeature) {
+            next.onPdu(conn, pdu);
+            return;
+        }
+        if (!(pdu.pdu().header() instanceof LoginResponse response)) {
+            fail(conn, "login: unexpected " + pdu.pdu().opcode() + " during login");
+            return;
+        }
+        LoginStep step;
+        try {
+            step = login.onResponse(pdu.pdu());
+        } catch (RuntimeException e) {
+            fail(conn, "login: " + e.getMessage());
+            return;
+        }
+        switch (step.state()) {
+            case CONTINUE -> send(conn, step.reply());
+            case FULL_FEATURE -> {
+                fullFeature = true;
+                next.attach(conn, step.params(), response.sn());
+                result.complete(step.params());
+            }
+            case FAILED -> fail(conn, step.failure());
+        }
+    }
+
+    private void fail(IserConnection conn, String why) {
+        result.completeExceptionally(new IserIoException(why));
+        conn.close();
+    }
+
+    @Override
+    public void onMalformed(IserConnection conn, IscsiProtocolException error) {
+        if (fullFeature) {
+            next.onMalformed(conn, error);
+        } else {
+            fail(conn, "login: malformed PDU from the target: " + error.getMessage());
+        }
+    }
+
+    @Override
+    public void onDisconnected(IserConnection conn, String reason) {
+        if (fullFeature) {
+            next.onDisconnected(conn, reason);
+        } else {
+            result.completeExceptionally(new IserIoException("connection closed during login: " + reason));
+        }
+    }
+}

@@ -1,0 +1,480 @@
+package org.jrdma.ulp.iser.initiator;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jrdma.ulp.iser.IserIoException;
+import org.jrdma.ulp.iser.IserSession;
+import org.jrdma.ulp.iser.IserSessionOptions;
+import org.jrdma.ulp.iser.conn.IserConnection;
+import org.jrdma.ulp.iser.conn.IserTransport;
+import org.jrdma.ulp.iser.conn.IserTransportException;
+import org.jrdma.ulp.iser.login.SessionParams;
+import org.jrdma.ulp.iser.pdu.IscsiHeader;
+import org.jrdma.ulp.iser.pdu.IscsiPdu;
+import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
+import org.jrdma.ulp.iser.pdu.IserHeader;
+import org.jrdma.ulp.iser.pdu.IserPdu;
+import org.jrdma.ulp.iser.pdu.LogoutReason;
+import org.jrdma.ulp.iser.pdu.LogoutRequest;
+import org.jrdma.ulp.iser.pdu.LogoutResponse;
+import org.jrdma.ulp.iser.pdu.NopIn;
+import org.jrdma.ulp.iser.pdu.NopOut;
+import org.jrdma.ulp.iser.pdu.Reject;
+import org.jrdma.ulp.iser.pdu.ScsiResponse;
+import org.jrdma.ulp.iser.pdu.TargetSn;
+
+/**
+ * One session of the initiator (open-iscsi's session + libiscsi's {@code iscsi_session}/{@code iscsi_conn},
+ * ERL 0, one connection). Commands queue in {@link TaskTable} and go out while the target's window
+ * ({@link CommandWindow}) and cmds_max allow. A lost connection puts the session in FAILED: what was on the wire
+ * waits again, the session logs in anew with the same ISID and TSIH 0 (RFC 7143 6.3.5 session reinstatement:
+ * the target drops the old session) until the replacement timeout; then waiting and new I/O fail.
+ *
+ * <p>One lock guards the state; PDUs are sent under it (so CmdSNs leave in order), callers' futures complete
+ * outside it.
+ */
+final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature {
+    static final int RESERVED_TAG = 0xffffffff;
+    /** How soon a failed connection is tried again (open-iscsi retries a reopen about once a second). */
+    private static final long RECONNECT_MS = 200;
+
+    private final Object lock = new Object();
+    private final IserTransport transport;
+    private final LoginFactory logins;
+    private final LoginSpec spec;
+    private final IserSessionOptions options;
+    private final InetSocketAddress portal;
+    private final int sid;
+    private final ScheduledExecutorService timers;
+    private final Runnable onFree;
+    private final CommandWindow window = new CommandWindow();
+    private final TaskTable tasks;
+    private final NopPing ping;
+    private final CompletableFuture<Void> loggedOut = new CompletableFuture<>();
+    final AtomicLong reinstatements = new AtomicLong();
+    final AtomicLong unexpectedPdus = new AtomicLong();
+    private volatile State state = State.FAILED;
+    private volatile List<LunScan.LunInfo> luns = List.of();
+    private IserConnection conn;
+    private SessionParams params;
+    private boolean loggingOut;
+    private boolean expired;
+    private ScheduledFuture<?> replacementTimer;
+
+    InitiatorSession(IserTransport transport, LoginFactory logins, LoginSpec spec, IserSessionOptions options,
+            InetSocketAddress portal, int sid, ScheduledExecutorService timers, Runnable onFree) {
+        this.transport = transport;
+        this.logins = logins;
+        this.spec = spec;
+        this.options = options;
+        this.portal = portal;
+        this.sid = sid;
+        this.timers = timers;
+        this.onFree = onFree;
+        this.tasks = new TaskTable(options.cmdsMax());
+        this.ping = new NopPing(options, timers, this::sendPing, this::pingTimedOut);
+    }
+
+    /** The first login and the LUN scan; the stage fails (and the session is FREE) if either does. */
+    CompletableFuture<IserSession> start() {
+        return ConnectionLogin.run(transport, portal, logins.create(spec), this, options.loginTimeout())
+                .thenCompose(p -> LunScan.scan(this::submit))
+                .handle((found, e) -> {
+                    if (e != null) {
+                        synchronized (lock) {
+                            if (conn != null) {
+                                conn.close();
+                                conn = null;
+                            }
+                            free(State.FREE, "login failed");
+                        }
+                        throw new java.util.concurrent.CompletionException(LunScan.unwrap(e));
+                    }
+                    luns = found;
+                    return (IserSession) this;
+                });
+    }
+
+    @Override
+    public void attach(IserConnection c, SessionParams p, TargetSn login) {
+        synchronized (lock) {
+            conn = c;
+            params = p;
+            window.reset(p.expCmdSn(), p.statSn(), login);
+            state = State.LOGGED_IN;
+            expired = false;
+            if (replacementTimer != null) {
+                replacementTimer.cancel(false);
+            }
+            ping.start();
+            pump();
+        }
+    }
+
+    /** Queues a task; it goes out when the window and cmds_max allow. */
+    CompletableFuture<Integer> submit(IserTask t) {
+        IserIoException refused = null;
+        synchronized (lock) {
+            if (state == State.FREE || loggingOut) {
+                refused = new IserIoException(t.describe() + ": session " + sid + " is logged out");
+            } else if (expired) {
+                refused = replacementExpired();
+            } else {
+                tasks.enqueue(t);
+                pump();
+            }
+        }
+        if (refused != null) {
+            t.done.completeExceptionally(refused);
+        }
+        return t.done;
+    }
+
+    /** Sends what may go now. Under the lock. */
+    private void pump() {
+        IserTask next;
+        while (state == State.LOGGED_IN && window.open() && (next = tasks.nextReady()) != null) {
+            IserTask t = next;
+            try {
+                t.attach(conn);
+            } catch (IserTransportException e) {
+                tasks.finish(tasks.start(t));
+                IserIoException x = new IserIoException(t.describe() + ": " + e.getMessage(), e);
+                timers.execute(() -> t.done.completeExceptionally(x));
+                continue;
+            }
+            int itt = tasks.start(t);
+            conn.send(t.command(params, itt, window.nextCommand()));
+        }
+    }
+
+    @Override
+    public void onPdu(IserConnection c, IserPdu pdu) {
+        Runnable after = null;
+        synchronized (lock) {
+            if (c != conn) {
+                return; // a PDU of a connection already given up
+            }
+            IscsiHeader h = pdu.pdu().header();
+            if (h instanceof ScsiResponse r) {
+                after = scsiResponse(r, pdu.pdu().data());
+            } else if (h instanceof NopIn n) {
+                nopIn(n);
+            } else if (h instanceof LogoutResponse r) {
+                logoutResponse(r);
+            } else if (h instanceof Reject r) {
+                after = reject(r, pdu.pdu().data());
+            } else {
+                unexpectedPdus.incrementAndGet(); // R2T, Data-In, Async Message: not sent to an ERL 0 iSER initiator
+            }
+            pump();
+        }
+        if (after != null) {
+            after.run();
+        }
+    }
+
+    private Runnable scsiResponse(ScsiResponse r, byte[] data) {
+        window.update(r.sn());
+        window.acknowledge(r.sn().statSn());
+        IserTask t = tasks.finish(r.itt());
+        if (t == null) {
+            unexpectedPdus.incrementAndGet();
+            return null;
+        }
+        IserIoException error = t.complete(r, data);
+        return () -> {
+            if (error == null) {
+                t.done.complete(t.transferred());
+            } else {
+                t.done.completeExceptionally(error);
+            }
+        };
+    }
+
+    private void nopIn(NopIn n) {
+        window.update(n.sn());
+        if (n.itt() != RESERVED_TAG) {
+            window.acknowledge(n.sn().statSn());
+            ping.answered(n.itt());
+        }
+        if (n.ttt() != RESERVED_TAG) { // the target's ping: answer with its TTT (RFC 7143 11.18)
+            conn.send(control(new NopOut(true, n.lun(), RESERVED_TAG, n.ttt(), window.immediate())));
+        }
+    }
+
+    private void logoutResponse(LogoutResponse r) {
+        window.update(r.sn());
+        window.acknowledge(r.sn().statSn());
+        conn.close();
+    }
+
+    /** A Reject's data segment is the rejected PDU's header: its ITT names the task that failed. */
+    private Runnable reject(Reject r, byte[] data) {
+        window.update(r.sn());
+        window.acknowledge(r.sn().statSn());
+        if (data.length < 20) {
+            unexpectedPdus.incrementAndGet();
+            return null;
+        }
+        int itt = ByteBuffer.wrap(data).getInt(16);
+        IserTask t = tasks.finish(itt);
+        if (t == null) {
+            return null;
+        }
+        t.release();
+        IserIoException e = new IserIoException(t.describe() + ": rejected by the target (" + r.reason() + ")");
+        return () -> t.done.completeExceptionally(e);
+    }
+
+    private static IserPdu control(IscsiHeader h) {
+        return new IserPdu(IserHeader.CONTROL, new IscsiPdu(h, new byte[0]));
+    }
+
+    /** Sends a NOP-Out ping (immediate, TTT reserved) and returns its ITT, or -1 when not logged in. */
+    private int sendPing() {
+        synchronized (lock) {
+            if (state != State.LOGGED_IN || loggingOut) {
+                return -1;
+            }
+            int itt = tasks.allocateItt();
+            conn.send(control(new NopOut(true, 0, itt, RESERVED_TAG, window.immediate())));
+            return itt;
+        }
+    }
+
+    private void pingTimedOut() {
+        IserConnection c;
+        synchronized (lock) {
+            c = conn;
+        }
+        if (c != null) {
+            c.close(); // as iscsid's "ping timeout": the connection fails, recovery starts
+        }
+    }
+
+    @Override
+    public void onMalformed(IserConnection c, IscsiProtocolException error) {
+        unexpectedPdus.incrementAndGet();
+        c.close();
+    }
+
+    @Override
+    public void onDisconnected(IserConnection c, String reason) {
+        synchronized (lock) {
+            if (c != conn) {
+                return;
+            }
+            conn = null;
+            ping.stop();
+            if (loggingOut || state == State.FREE) {
+                free(State.FREE, "session " + sid + " logged out");
+                return;
+            }
+            state = State.FAILED;
+            tasks.requeueRunning();
+            long ms = options.replacementTimeout().toMillis();
+            replacementTimer = timers.schedule(this::expire, ms, TimeUnit.MILLISECONDS);
+            timers.schedule(this::reinstate, RECONNECT_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** One reinstatement attempt: same ISID, TSIH 0; tried again until logout. */
+    private void reinstate() {
+        LoginSpec again;
+        synchronized (lock) {
+            if (state != State.FAILED || loggingOut) {
+                return;
+            }
+            again = new LoginSpec(spec.initiatorName(), spec.initiatorAlias(), spec.targetName(),
+                    spec.sessionType(), spec.isid(), 0, window.cmdSn(), spec.chapUsername(), spec.chapPassword(),
+                    spec.chapUsernameIn(), spec.chapPasswordIn());
+        }
+        ConnectionLogin.run(transport, portal, logins.create(again), this, options.loginTimeout())
+                .whenComplete((p, e) -> {
+                    if (e == null) {
+                        reinstatements.incrementAndGet();
+                    } else {
+                        timers.schedule(this::reinstate, RECONNECT_MS * 5, TimeUnit.MILLISECONDS);
+                    }
+                });
+    }
+
+    private void expire() {
+        List<IserTask> failed;
+        synchronized (lock) {
+            if (state != State.FAILED || expired) {
+                return;
+            }
+            expired = true;
+            failed = tasks.drain();
+        }
+        IserIoException e = replacementExpired();
+        failed.forEach(t -> t.done.completeExceptionally(e));
+    }
+
+    private IserIoException replacementExpired() {
+        return new IserIoException("session " + sid + " to " + spec.targetName() + " failed: replacement timeout "
+                + options.replacementTimeout().toSeconds() + " s expired");
+    }
+
+    @Override
+    public CompletionStage<Void> logout() {
+        IserConnection c;
+        synchronized (lock) {
+            if (state != State.LOGGED_IN || loggingOut) {
+                if (!loggingOut) {
+                    free(State.FREE, "session " + sid + " logged out");
+                }
+                return loggedOut;
+            }
+            loggingOut = true;
+            c = conn;
+            c.send(control(new LogoutRequest(true, LogoutReason.CLOSE_SESSION, tasks.allocateItt(), 0,
+                    window.immediate())));
+        }
+        timers.schedule(c::close, options.logoutTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        return loggedOut;
+    }
+
+    /** Ends the session: every task fails with {@code why}. Under the lock (or before any connection). */
+    private void free(State to, String why) {
+        state = to;
+        loggingOut = false;
+        ping.stop();
+        if (replacementTimer != null) {
+            replacementTimer.cancel(false);
+        }
+        List<IserTask> failed = tasks.drain();
+        IserIoException e = new IserIoException(why);
+        timers.execute(() -> {
+            failed.forEach(t -> t.done.completeExceptionally(e));
+            onFree.run();
+            loggedOut.complete(null);
+        });
+    }
+
+    @Override
+    public void close() {
+        try {
+            logout().toCompletableFuture().get(options.logoutTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            synchronized (lock) {
+                if (conn != null) {
+                    conn.close();
+                }
+                free(State.FREE, "session " + sid + " closed");
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> read(int lun, long lba, int blocks, ByteBuffer dst) {
+        ByteBuffer range = window(lun, blocks, dst);
+        return block(lun, IserTask.dataIn(lun, ScsiCdb.read16(lba, blocks), range, true), dst);
+    }
+
+    @Override
+    public CompletableFuture<Void> write(int lun, long lba, int blocks, ByteBuffer src) {
+        ByteBuffer range = window(lun, blocks, src);
+        return block(lun, IserTask.dataOut(lun, ScsiCdb.write16(lba, blocks), range), src);
+    }
+
+    /** The caller's bytes of an I/O of {@code blocks} blocks, checked against the LUN and the buffer. */
+    private ByteBuffer window(int lun, int blocks, ByteBuffer b) {
+        long bytes = (long) blocks * blockSize(lun);
+        if (blocks < 1 || bytes > b.remaining()) {
+            throw new IllegalArgumentException(blocks + " blocks of LUN " + lun + " need " + bytes
+                    + " bytes, the buffer has " + b.remaining());
+        }
+        return b.duplicate().limit(b.position() + (int) bytes);
+    }
+
+    private CompletableFuture<Void> block(int lun, IserTask t, ByteBuffer callers) {
+        return submit(t).thenAccept(n -> callers.position(callers.position() + n));
+    }
+
+    @Override
+    public CompletableFuture<Void> flush(int lun) {
+        info(lun);
+        return submit(IserTask.noData(lun, ScsiCdb.synchronizeCache10())).thenAccept(n -> { });
+    }
+
+    private LunScan.LunInfo info(int lun) {
+        for (LunScan.LunInfo l : luns) {
+            if (l.lun() == lun) {
+                return l;
+            }
+        }
+        throw new IllegalArgumentException("LUN " + lun + " is not a disk of session " + sid + " (LUNs " + luns()
+                + ")");
+    }
+
+    @Override
+    public List<Integer> luns() {
+        List<Integer> out = new ArrayList<>();
+        luns.forEach(l -> out.add(l.lun()));
+        return out;
+    }
+
+    @Override
+    public long capacity(int lun) {
+        return info(lun).blocks();
+    }
+
+    @Override
+    public int blockSize(int lun) {
+        return info(lun).blockSize();
+    }
+
+    @Override
+    public String targetName() {
+        return spec.targetName();
+    }
+
+    @Override
+    public InetSocketAddress portal() {
+        return portal;
+    }
+
+    @Override
+    public int sid() {
+        return sid;
+    }
+
+    @Override
+    public State state() {
+        return state;
+    }
+
+    @Override
+    public int queueDepth() {
+        return options.cmdsMax();
+    }
+
+    /** The target portal group tag of the login (for {@code iscsiadm -m session}). */
+    int portalGroupTag() {
+        synchronized (lock) {
+            return params == null ? 1 : params.targetPortalGroupTag();
+        }
+    }
+
+    long pingsAnswered() {
+        return ping.answered();
+    }
+
+    /** Commands on the wire and waiting (tests: the window holds them). */
+    int[] taskCounts() {
+        synchronized (lock) {
+            return new int[] {tasks.running(), tasks.waiting()};
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package org.jrdma.ulp.iser.initiator;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The session's commands: those on the wire by ITT (at most {@code cmdsMax}, open-iscsi's cmds_max) and those
+ * waiting, in submission order, for a slot, the command window or a connection. ITTs come from a counter that
+ * skips the reserved 0xffffffff and tags still in use. Not thread-safe: the session's lock guards it.
+ */
+final class TaskTable {
+    private static final int RESERVED_ITT = 0xffffffff;
+    private final int cmdsMax;
+    private final Map<Integer, IserTask> running = new HashMap<>();
+    private final Deque<IserTask> waiting = new ArrayDeque<>();
+    private int nextItt = 1;
+
+    TaskTable(int cmdsMax) {
+        this.cmdsMax = cmdsMax;
+    }
+
+    void enqueue(IserTask t) {
+        waiting.addLast(t);
+    }
+
+    /** The next waiting task if a slot is free (not yet removed: {@link #start} does). */
+    IserTask nextReady() {
+        return running.size() < cmdsMax ? waiting.peekFirst() : null;
+    }
+
+    /** Moves the head of the queue onto the wire under a fresh ITT. */
+    int start(IserTask t) {
+        waiting.remove(t);
+        int itt = allocateItt();
+        running.put(itt, t);
+        return itt;
+    }
+
+    /** A non-command PDU's tag (NOP-Out, Logout): fresh and not in the command table. */
+    int allocateItt() {
+        while (nextItt == RESERVED_ITT || running.containsKey(nextItt)) {
+            nextItt++;
+        }
+        return nextItt++;
+    }
+
+    IserTask finish(int itt) {
+        return running.remove(itt);
+    }
+
+    /** The connection is gone: everything on the wire waits again, ahead of the queue and in its order. */
+    void requeueRunning() {
+        List<IserTask> sent = new ArrayList<>(running.values());
+        sent.sort((a, b) -> Integer.compareUnsigned(a.itt, b.itt));
+        running.clear();
+        for (int i = sent.size() - 1; i >= 0; i--) {
+            sent.get(i).release();
+            waiting.addFirst(sent.get(i));
+        }
+    }
+
+    /** Removes and returns every task (to fail them). */
+    List<IserTask> drain() {
+        List<IserTask> all = new ArrayList<>(running.values());
+        all.addAll(waiting);
+        all.forEach(IserTask::release);
+        running.clear();
+        waiting.clear();
+        return all;
+    }
+
+    int running() {
+        return running.size();
+    }
+
+    int waiting() {
+        return waiting.size();
+    }
+}
