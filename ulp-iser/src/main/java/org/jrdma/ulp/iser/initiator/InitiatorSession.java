@@ -355,9 +355,9 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
         }
         List<IserTask> failed = tasks.drain();
         IserIoException e = new IserIoException(why);
+        onFree.run();
         timers.execute(() -> {
             failed.forEach(t -> t.done.completeExceptionally(e));
-            onFree.run();
             loggedOut.complete(null);
         });
     }

@@ -1,0 +1,199 @@
+package org.jrdma.ulp.iser.initiator;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jrdma.ulp.iser.conn.IserBuffer;
+import org.jrdma.ulp.iser.conn.IserConnection;
+import org.jrdma.ulp.iser.conn.IserConnectionHandler;
+import org.jrdma.ulp.iser.conn.MemoryTransport;
+import org.jrdma.ulp.iser.pdu.IscsiHeader;
+import org.jrdma.ulp.iser.pdu.IscsiPdu;
+import org.jrdma.ulp.iser.pdu.IserHeader;
+import org.jrdma.ulp.iser.pdu.IserPdu;
+import org.jrdma.ulp.iser.pdu.LoginRequest;
+import org.jrdma.ulp.iser.pdu.LoginResponse;
+import org.jrdma.ulp.iser.pdu.LoginStage;
+import org.jrdma.ulp.iser.pdu.LoginStages;
+import org.jrdma.ulp.iser.pdu.LoginStatus;
+import org.jrdma.ulp.iser.pdu.LogoutRequest;
+import org.jrdma.ulp.iser.pdu.LogoutResponse;
+import org.jrdma.ulp.iser.pdu.NopIn;
+import org.jrdma.ulp.iser.pdu.NopOut;
+import org.jrdma.ulp.iser.pdu.ScsiCommand;
+import org.jrdma.ulp.iser.pdu.ScsiResponse;
+import org.jrdma.ulp.iser.pdu.TargetSn;
+import org.jrdma.ulp.iser.pdu.TextKeys;
+import org.jrdma.ulp.iser.pdu.TextRequest;
+import org.jrdma.ulp.iser.pdu.TextResponse;
+
+/**
+ * A small iSER target for the initiator's tests until the target runtime is merged: one LUN 0 ramdisk of
+ * 512-byte blocks, READ(16)/WRITE(16) with RDMA WRITE/READ against the initiator's STags, REPORT LUNS, INQUIRY,
+ * READ CAPACITY(16), SYNCHRONIZE CACHE, out-of-range LBAs as ILLEGAL REQUEST/LBA OUT OF RANGE; NOP-In answers,
+ * Logout; a command window of {@code window} commands whose violations it counts.
+ */
+final class ScriptedTarget implements AutoCloseable {
+    static final int BLOCK = 512;
+    final List<IserConnection> connections = new CopyOnWriteArrayList<>();
+    final List<LoginRequest> logins = new CopyOnWriteArrayList<>();
+    final AtomicInteger windowViolations = new AtomicInteger();
+    final AtomicInteger commands = new AtomicInteger();
+    final AtomicInteger nopOuts = new AtomicInteger();
+    final AtomicInteger immediateBytes = new AtomicInteger();
+    volatile boolean answerPings = true;
+    volatile boolean acceptLogins = true;
+    private final byte[] disk;
+    private final int window;
+    private final MemoryTransport.IserListener listener;
+
+    ScriptedTarget(MemoryTransport fabric, InetSocketAddress portal, long size, int window) {
+        this.disk = new byte[(int) size];
+        this.window = window;
+        this.listener = fabric.listen(portal, c -> {
+            connections.add(c);
+            c.handler(new Conn());
+        });
+    }
+
+    /** Drops every connection, as a cable pull would. */
+    void dropAll() {
+        connections.forEach(IserConnection::close);
+        connections.clear();
+    }
+
+    byte[] disk() {
+        return disk;
+    }
+
+    @Override
+    public void close() {
+        listener.close();
+        dropAll();
+    }
+
+    private final class Conn implements IserConnectionHandler {
+        int statSn = 100;
+        int expCmdSn;
+        /** The highest MaxCmdSN this connection told the initiator. */
+        int advertisedMax;
+
+        TargetSn sn(boolean advance) {
+            advertisedMax = expCmdSn + window - 1;
+            return new TargetSn(advance ? statSn++ : statSn, expCmdSn, advertisedMax);
+        }
+
+        @Override
+        public void onPdu(IserConnection c, IserPdu pdu) {
+            IscsiHeader h = pdu.pdu().header();
+            if (h instanceof LoginRequest r) {
+                login(c, r);
+            } else if (h instanceof TextRequest t) {
+                expCmdSn = t.sn().cmdSn() + 1;
+                TextKeys keys = TextKeys.of("TargetName", "iqn.2003-01.org.example:t1", "TargetAddress",
+                        "192.0.2.11:3260,1", "TargetName", "iqn.2003-01.org.example:t2");
+                send(c, new TextResponse(true, false, 0, t.itt(), 0xffffffff, sn(true)), keys.encode());
+            } else if (h instanceof NopOut n) {
+                nopOuts.incrementAndGet();
+                if (answerPings && n.itt() != 0xffffffff) {
+                    send(c, new NopIn(n.lun(), n.itt(), 0xffffffff, sn(true)), new byte[0]);
+                }
+            } else if (h instanceof LogoutRequest l) {
+                send(c, new LogoutResponse(0, l.itt(), sn(true), 0, 0), new byte[0]);
+            } else if (h instanceof ScsiCommand cmd) {
+                command(c, cmd, pdu);
+            }
+        }
+
+        private void login(IserConnection c, LoginRequest r) {
+            logins.add(r);
+            expCmdSn = r.sn().cmdSn();
+            LoginStatus status = acceptLogins ? LoginStatus.SUCCESS : LoginStatus.TARGET_NOT_FOUND;
+            LoginResponse resp = new LoginResponse(new LoginStages(true, false,
+                    LoginStage.LOGIN_OPERATIONAL_NEGOTIATION, LoginStage.FULL_FEATURE_PHASE), 0, 0, r.isid(),
+                    0x10 + logins.size(), r.itt(), sn(true), status);
+            send(c, resp, new byte[0]);
+        }
+
+        private void command(IserConnection c, ScsiCommand cmd, IserPdu pdu) {
+            commands.incrementAndGet();
+            if (cmd.sn().cmdSn() - advertisedMax > 0) {
+                windowViolations.incrementAndGet();
+            }
+            expCmdSn = cmd.sn().cmdSn() + 1;
+            byte[] cdb = cmd.cdb();
+            ByteBuffer b = ByteBuffer.wrap(cdb);
+            switch (cdb[0] & 0xff) {
+                case 0xa0 -> dataIn(c, cmd, pdu, ByteBuffer.allocate(16).putInt(0, 8).array());
+                case 0x12 -> dataIn(c, cmd, pdu, new byte[36]);
+                case 0x9e -> dataIn(c, cmd, pdu, ByteBuffer.allocate(32).putLong(0, disk.length / BLOCK - 1)
+                        .putInt(8, BLOCK).array());
+                case 0x35 -> status(c, cmd, ScsiResponse.GOOD, new byte[0]);
+                case 0x88, 0x8a -> rw(c, cmd, pdu, b.getLong(2), b.getInt(10));
+                default -> checkCondition(c, cmd, 0x20);
+            }
+        }
+
+        private void rw(IserConnection c, ScsiCommand cmd, IserPdu pdu, long lba, int blocks) {
+            if (lba + blocks > disk.length / BLOCK) {
+                checkCondition(c, cmd, 0x21);
+                return;
+            }
+            int off = (int) lba * BLOCK;
+            int len = blocks * BLOCK;
+            IserHeader iser = pdu.iser();
+            try (IserBuffer buf = c.buffers().allocate(len)) {
+                if (cmd.write()) {
+                    byte[] imm = pdu.pdu().data();
+                    immediateBytes.addAndGet(imm.length);
+                    buf.buffer().put(imm);
+                    if (imm.length < len) {
+                        c.rdmaRead(buf, imm.length, len - imm.length, iser.writeStag(), iser.writeVa())
+                                .toCompletableFuture().join();
+                    }
+                    buf.buffer().get(disk, off, len);
+                } else {
+                    buf.buffer().put(disk, off, len);
+                    c.rdmaWrite(buf, 0, len, iser.readStag(), iser.readVa()).toCompletableFuture().join();
+                }
+            }
+            status(c, cmd, ScsiResponse.GOOD, new byte[0]);
+        }
+
+        private void dataIn(IserConnection c, ScsiCommand cmd, IserPdu pdu, byte[] data) {
+            int n = Math.min(data.length, cmd.edtl());
+            try (IserBuffer buf = c.buffers().allocate(n)) {
+                buf.buffer().put(data, 0, n);
+                c.rdmaWrite(buf, 0, n, pdu.iser().readStag(), pdu.iser().readVa()).toCompletableFuture().join();
+            }
+            int residual = cmd.edtl() - n;
+            send(c, new ScsiResponse(false, false, false, residual > 0, 0, ScsiResponse.GOOD, cmd.itt(), 0,
+                    sn(true), 0, 0, residual), new byte[0]);
+        }
+
+        private void checkCondition(IserConnection c, ScsiCommand cmd, int asc) {
+            byte[] sense = new byte[20];
+            sense[1] = 18;
+            sense[2] = 0x70;
+            sense[2 + 2] = 0x05;
+            sense[2 + 7] = 10;
+            sense[2 + 12] = (byte) asc;
+            status(c, cmd, ScsiResponse.CHECK_CONDITION, sense);
+        }
+
+        private void status(IserConnection c, ScsiCommand cmd, int status, byte[] sense) {
+            send(c, new ScsiResponse(false, false, false, false, 0, status, cmd.itt(), 0, sn(true), 0, 0, 0), sense);
+        }
+
+        private void send(IserConnection c, IscsiHeader h, byte[] data) {
+            c.send(new IserPdu(IserHeader.CONTROL, new IscsiPdu(h, data)));
+        }
+
+        @Override
+        public void onDisconnected(IserConnection c, String reason) {
+            connections.remove(c);
+        }
+    }
+}
