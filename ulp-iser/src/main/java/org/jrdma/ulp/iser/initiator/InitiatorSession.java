@@ -16,6 +16,7 @@ import org.jrdma.ulp.iser.IserSessionOptions;
 import org.jrdma.ulp.iser.conn.IserConnection;
 import org.jrdma.ulp.iser.conn.IserTransport;
 import org.jrdma.ulp.iser.conn.IserTransportException;
+import org.jrdma.ulp.iser.login.InitiatorLoginParams;
 import org.jrdma.ulp.iser.login.SessionParams;
 import org.jrdma.ulp.iser.pdu.IscsiHeader;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
@@ -49,7 +50,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     private final Object lock = new Object();
     private final IserTransport transport;
     private final LoginFactory logins;
-    private final LoginSpec spec;
+    private final InitiatorLoginParams spec;
     private final IserSessionOptions options;
     private final InetSocketAddress portal;
     private final int sid;
@@ -69,7 +70,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     private boolean expired;
     private ScheduledFuture<?> replacementTimer;
 
-    InitiatorSession(IserTransport transport, LoginFactory logins, LoginSpec spec, IserSessionOptions options,
+    InitiatorSession(IserTransport transport, LoginFactory logins, InitiatorLoginParams spec, IserSessionOptions options,
             InetSocketAddress portal, int sid, ScheduledExecutorService timers, Runnable onFree) {
         this.transport = transport;
         this.logins = logins;
@@ -289,14 +290,13 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
 
     /** One reinstatement attempt: same ISID, TSIH 0; tried again until logout. */
     private void reinstate() {
-        LoginSpec again;
+        InitiatorLoginParams again;
         synchronized (lock) {
             if (state != State.FAILED || loggingOut) {
                 return;
             }
-            again = new LoginSpec(spec.initiatorName(), spec.initiatorAlias(), spec.targetName(),
-                    spec.sessionType(), spec.isid(), 0, window.cmdSn(), spec.chapUsername(), spec.chapPassword(),
-                    spec.chapUsernameIn(), spec.chapPasswordIn());
+            again = new InitiatorLoginParams(spec.initiatorName(), spec.initiatorAlias(), spec.targetName(),
+                    spec.sessionType(), spec.isid(), 0, window.cmdSn(), spec.chap(), spec.proposals());
         }
         ConnectionLogin.run(transport, portal, logins.create(again), this, options.loginTimeout())
                 .whenComplete((p, e) -> {

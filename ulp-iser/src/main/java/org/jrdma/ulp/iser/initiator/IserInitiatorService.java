@@ -15,6 +15,10 @@ import org.jrdma.ulp.iser.IserInitiator;
 import org.jrdma.ulp.iser.IserSession;
 import org.jrdma.ulp.iser.IserSessionOptions;
 import org.jrdma.ulp.iser.conn.IserTransport;
+import org.jrdma.ulp.iser.login.ChapSecrets;
+import org.jrdma.ulp.iser.login.InitiatorLoginParams;
+import org.jrdma.ulp.iser.login.InitiatorLogins;
+import org.jrdma.ulp.iser.login.OperationalProposals;
 import org.jrdma.ulp.iser.login.SessionParams.SessionType;
 
 /**
@@ -37,7 +41,7 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
     });
 
     public IserInitiatorService(IserTransport transport, String initiatorName) {
-        this(transport, initiatorName, DefaultLogins::create);
+        this(transport, initiatorName, InitiatorLogins::create);
     }
 
     IserInitiatorService(IserTransport transport, String initiatorName, LoginFactory logins) {
@@ -55,8 +59,7 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
     public CompletionStage<List<DiscoveredTarget>> discover(InetSocketAddress portal) {
         IserSessionOptions o = IserSessionOptions.defaults();
         SendTargetsDiscovery discovery = new SendTargetsDiscovery(portal);
-        LoginSpec spec = new LoginSpec(initiatorName, null, null, SessionType.DISCOVERY, ISID_BASE, 0, 1, null, null,
-                null, null);
+        InitiatorLoginParams spec = InitiatorLoginParams.discovery(initiatorName, ISID_BASE);
         return ConnectionLogin.run(transport, portal, logins.create(spec), discovery, o.loginTimeout())
                 .thenCompose(p -> discovery.result());
     }
@@ -71,9 +74,10 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
         }
         int sid = nextSid.getAndIncrement();
         String name = options.initiatorName() != null ? options.initiatorName() : initiatorName;
-        LoginSpec spec = new LoginSpec(name, options.initiatorAlias(), targetName, SessionType.NORMAL,
-                ISID_BASE + sid, 0, 1, options.chapUsername(), options.chapPassword(), options.chapUsernameIn(),
-                options.chapPasswordIn());
+        ChapSecrets chap = options.chapUsername() == null ? null : new ChapSecrets(options.chapUsername(),
+                options.chapPassword(), options.chapUsernameIn(), options.chapPasswordIn());
+        InitiatorLoginParams spec = new InitiatorLoginParams(name, options.initiatorAlias(), targetName,
+                SessionType.NORMAL, ISID_BASE + sid, 0, 0, chap, OperationalProposals.openIscsiIser());
         InitiatorSession session = new InitiatorSession(transport, logins, spec, options, portal, sid, timers,
                 () -> sessions.remove(sid));
         sessions.put(sid, session);

@@ -1,9 +1,10 @@
 package org.jrdma.ulp.iser.initiator;
 
 import org.jrdma.ulp.iser.login.InitiatorLogin;
+import org.jrdma.ulp.iser.login.InitiatorLoginParams;
 
-/** Makes the login state machine of one connection (the login package's {@code InitiatorLogins}). */
+/** Makes the login state machine of one connection: {@code InitiatorLogins::create} (tests may script one). */
 @FunctionalInterface
 interface LoginFactory {
-    InitiatorLogin create(LoginSpec spec);
+    InitiatorLogin create(InitiatorLoginParams params);
 }

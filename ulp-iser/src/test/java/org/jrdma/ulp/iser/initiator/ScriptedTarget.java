@@ -3,21 +3,22 @@ package org.jrdma.ulp.iser.initiator;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jrdma.ulp.iser.conn.IserBuffer;
 import org.jrdma.ulp.iser.conn.IserConnection;
 import org.jrdma.ulp.iser.conn.IserConnectionHandler;
 import org.jrdma.ulp.iser.conn.MemoryTransport;
+import org.jrdma.ulp.iser.login.LoginStep;
+import org.jrdma.ulp.iser.login.TargetLogin;
+import org.jrdma.ulp.iser.login.TargetLoginPolicy;
+import org.jrdma.ulp.iser.login.TargetLogins;
 import org.jrdma.ulp.iser.pdu.IscsiHeader;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
 import org.jrdma.ulp.iser.pdu.IserHeader;
 import org.jrdma.ulp.iser.pdu.IserPdu;
 import org.jrdma.ulp.iser.pdu.LoginRequest;
-import org.jrdma.ulp.iser.pdu.LoginResponse;
-import org.jrdma.ulp.iser.pdu.LoginStage;
-import org.jrdma.ulp.iser.pdu.LoginStages;
-import org.jrdma.ulp.iser.pdu.LoginStatus;
 import org.jrdma.ulp.iser.pdu.LogoutRequest;
 import org.jrdma.ulp.iser.pdu.LogoutResponse;
 import org.jrdma.ulp.iser.pdu.NopIn;
@@ -30,7 +31,7 @@ import org.jrdma.ulp.iser.pdu.TextRequest;
 import org.jrdma.ulp.iser.pdu.TextResponse;
 
 /**
- * A small iSER target for the initiator's tests until the target runtime is merged: one LUN 0 ramdisk of
+ * A small iSER target for the initiator's tests (login by the login package, then scripted): one LUN 0 ramdisk of
  * 512-byte blocks, READ(16)/WRITE(16) with RDMA WRITE/READ against the initiator's STags, REPORT LUNS, INQUIRY,
  * READ CAPACITY(16), SYNCHRONIZE CACHE, out-of-range LBAs as ILLEGAL REQUEST/LBA OUT OF RANGE; NOP-In answers,
  * Logout; a command window of {@code window} commands whose violations it counts.
@@ -48,8 +49,11 @@ final class ScriptedTarget implements AutoCloseable {
     private final byte[] disk;
     private final int window;
     private final MemoryTransport.IserListener listener;
+    private final InetSocketAddress portal;
+    private final AtomicInteger tsih = new AtomicInteger(1);
 
     ScriptedTarget(MemoryTransport fabric, InetSocketAddress portal, long size, int window) {
+        this.portal = portal;
         this.disk = new byte[(int) size];
         this.window = window;
         this.listener = fabric.listen(portal, c -> {
@@ -74,8 +78,40 @@ final class ScriptedTarget implements AutoCloseable {
         dropAll();
     }
 
+    /** Two targets on TPG 1, any initiator, no CHAP; none found while {@link #acceptLogins} is false. */
+    private final class Policy implements TargetLoginPolicy {
+        @Override
+        public Optional<Integer> portalGroupTag(String targetName) {
+            return acceptLogins && targetName.startsWith("iqn.2003-01.org.example:t") ? Optional.of(1)
+                    : Optional.empty();
+        }
+
+        @Override
+        public boolean allows(String initiatorName, String targetName) {
+            return true;
+        }
+
+        @Override
+        public Optional<String[]> chap(String initiatorName, String targetName) {
+            return Optional.empty();
+        }
+
+        @Override
+        public int allocateTsih() {
+            return tsih.getAndIncrement();
+        }
+
+        @Override
+        public List<String[]> sendTargets(String initiatorName) {
+            return List.of(new String[] {"TargetName", "iqn.2003-01.org.example:t1"},
+                    new String[] {"TargetAddress", "192.0.2.11:3260,1"},
+                    new String[] {"TargetName", "iqn.2003-01.org.example:t2"});
+        }
+    }
+
     private final class Conn implements IserConnectionHandler {
-        int statSn = 100;
+        TargetLogin login;
+        int statSn;
         int expCmdSn;
         /** The highest MaxCmdSN this connection told the initiator. */
         int advertisedMax;
@@ -89,7 +125,7 @@ final class ScriptedTarget implements AutoCloseable {
         public void onPdu(IserConnection c, IserPdu pdu) {
             IscsiHeader h = pdu.pdu().header();
             if (h instanceof LoginRequest r) {
-                login(c, r);
+                login(c, r, pdu.pdu());
             } else if (h instanceof TextRequest t) {
                 expCmdSn = t.sn().cmdSn() + 1;
                 TextKeys keys = TextKeys.of("TargetName", "iqn.2003-01.org.example:t1", "TargetAddress",
@@ -107,14 +143,21 @@ final class ScriptedTarget implements AutoCloseable {
             }
         }
 
-        private void login(IserConnection c, LoginRequest r) {
-            logins.add(r);
-            expCmdSn = r.sn().cmdSn();
-            LoginStatus status = acceptLogins ? LoginStatus.SUCCESS : LoginStatus.TARGET_NOT_FOUND;
-            LoginResponse resp = new LoginResponse(new LoginStages(true, false,
-                    LoginStage.LOGIN_OPERATIONAL_NEGOTIATION, LoginStage.FULL_FEATURE_PHASE), 0, 0, r.isid(),
-                    0x10 + logins.size(), r.itt(), sn(true), status);
-            send(c, resp, new byte[0]);
+        /** The login package's target negotiation (LIO's): this fixture only does the full feature phase. */
+        private void login(IserConnection c, LoginRequest r, IscsiPdu pdu) {
+            if (login == null) {
+                logins.add(r);
+                login = TargetLogins.create(new Policy(), portal);
+            }
+            LoginStep step = login.onRequest(pdu);
+            if (step.reply() != null) {
+                c.send(new IserPdu(IserHeader.CONTROL, step.reply()));
+            }
+            if (step.state() == LoginStep.State.FULL_FEATURE) {
+                expCmdSn = step.params().expCmdSn();
+                statSn = step.params().statSn() + 1;
+                advertisedMax = expCmdSn;
+            }
         }
 
         private void command(IserConnection c, ScsiCommand cmd, IserPdu pdu) {
