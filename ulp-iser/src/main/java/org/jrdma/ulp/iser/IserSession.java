@@ -28,6 +28,9 @@ public interface IserSession extends AutoCloseable {
 
     InetSocketAddress portal();
 
+    /** The target portal group tag the login answered (iscsiadm prints it after the portal). */
+    int portalGroupTag();
+
     /** The session id, as {@code iscsiadm -m session} prints it in brackets (1, 2, ...). */
     int sid();
 

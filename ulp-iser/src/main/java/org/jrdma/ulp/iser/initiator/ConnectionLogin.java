@@ -9,6 +9,7 @@ import org.jrdma.ulp.iser.IserIoException;
 import org.jrdma.ulp.iser.conn.IserConnection;
 import org.jrdma.ulp.iser.conn.IserConnectionHandler;
 import org.jrdma.ulp.iser.conn.IserTransport;
+import org.jrdma.ulp.iser.initiator.LoginFailedException.Kind;
 import org.jrdma.ulp.iser.login.InitiatorLogin;
 import org.jrdma.ulp.iser.login.LoginStep;
 import org.jrdma.ulp.iser.login.SessionParams;
@@ -74,9 +75,10 @@ final class ConnectionLogin implements IserConnectionHandler {
             return cause;
         }
         if (cause instanceof java.util.concurrent.TimeoutException) {
-            return new IserIoException("login to " + portal + " timed out");
+            return new LoginFailedException(Kind.TIMEOUT, "login to " + portal + " timed out");
         }
-        return new IserIoException("connect to " + portal + " failed: " + cause.getMessage(), cause);
+        return new LoginFailedException(Kind.TRANSPORT, "connect to " + portal + " failed: " + cause.getMessage(),
+                cause);
     }
 
     private static void send(IserConnection conn, IscsiPdu pdu) {
@@ -90,14 +92,14 @@ final class ConnectionLogin implements IserConnectionHandler {
             return;
         }
         if (!(pdu.pdu().header() instanceof LoginResponse response)) {
-            fail(conn, "login: unexpected " + pdu.pdu().opcode() + " during login");
+            fail(conn, Kind.LOGIN, "login: unexpected " + pdu.pdu().opcode() + " during login");
             return;
         }
         LoginStep step;
         try {
             step = login.onResponse(pdu.pdu());
         } catch (RuntimeException e) {
-            fail(conn, "login: " + e.getMessage());
+            fail(conn, Kind.LOGIN, "login: " + e.getMessage());
             return;
         }
         switch (step.state()) {
@@ -107,12 +109,12 @@ final class ConnectionLogin implements IserConnectionHandler {
                 next.attach(conn, step.params(), response.sn());
                 result.complete(step.params());
             }
-            case FAILED -> fail(conn, step.failure());
+            case FAILED -> fail(conn, Kind.of(response.status()), step.failure());
         }
     }
 
-    private void fail(IserConnection conn, String why) {
-        result.completeExceptionally(new IserIoException(why));
+    private void fail(IserConnection conn, Kind kind, String why) {
+        result.completeExceptionally(new LoginFailedException(kind, why));
         conn.close();
     }
 
@@ -121,7 +123,7 @@ final class ConnectionLogin implements IserConnectionHandler {
         if (fullFeature) {
             next.onMalformed(conn, error);
         } else {
-            fail(conn, "login: malformed PDU from the target: " + error.getMessage());
+            fail(conn, Kind.LOGIN, "login: malformed PDU from the target: " + error.getMessage());
         }
     }
 
@@ -130,7 +132,8 @@ final class ConnectionLogin implements IserConnectionHandler {
         if (fullFeature) {
             next.onDisconnected(conn, reason);
         } else {
-            result.completeExceptionally(new IserIoException("connection closed during login: " + reason));
+            result.completeExceptionally(new LoginFailedException(Kind.TRANSPORT,
+                    "connection closed during login: " + reason));
         }
     }
 }

@@ -460,8 +460,8 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
         return options.cmdsMax();
     }
 
-    /** The target portal group tag of the login (for {@code iscsiadm -m session}). */
-    int portalGroupTag() {
+    @Override
+    public int portalGroupTag() {
         synchronized (lock) {
             return params == null ? 1 : params.targetPortalGroupTag();
         }

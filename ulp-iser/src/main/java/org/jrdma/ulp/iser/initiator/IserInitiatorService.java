@@ -34,6 +34,7 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
     private final LoginFactory logins;
     private final Map<Integer, InitiatorSession> sessions = new ConcurrentSkipListMap<>();
     private final AtomicInteger nextSid = new AtomicInteger(1);
+    private volatile IserSessionOptions defaults = IserSessionOptions.defaults();
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "iser-initiator");
         t.setDaemon(true);
@@ -50,6 +51,20 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
         this.logins = logins;
     }
 
+    /** The options of {@link #login(InetSocketAddress, String)} (the component's configuration). */
+    public void defaultOptions(IserSessionOptions options) {
+        defaults = options;
+    }
+
+    public IserSessionOptions defaultOptions() {
+        return defaults;
+    }
+
+    @Override
+    public CompletionStage<IserSession> login(InetSocketAddress portal, String targetName) {
+        return login(portal, targetName, defaults);
+    }
+
     @Override
     public String initiatorName() {
         return initiatorName;
@@ -57,7 +72,7 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
 
     @Override
     public CompletionStage<List<DiscoveredTarget>> discover(InetSocketAddress portal) {
-        IserSessionOptions o = IserSessionOptions.defaults();
+        IserSessionOptions o = defaults;
         SendTargetsDiscovery discovery = new SendTargetsDiscovery(portal);
         InitiatorLoginParams spec = InitiatorLoginParams.discovery(initiatorName, ISID_BASE);
         return ConnectionLogin.run(transport, portal, logins.create(spec), discovery, o.loginTimeout())
