@@ -162,10 +162,13 @@ final class BlockCommands {
         return (int) blocks;
     }
 
-    /** LOGICAL BLOCK ADDRESS OUT OF RANGE unless lba..lba+blocks-1 lies inside the LUN (unsigned LBA). */
+    /**
+     * LOGICAL BLOCK ADDRESS OUT OF RANGE unless lba..lba+blocks-1 lies inside the LUN (the LBA unsigned); the LBA
+     * must name a block even when no block is transferred (stricter than LIO, which lets LBA = capacity pass).
+     */
     static void checkRange(Command c, long lba, long blocks) throws CheckCondition {
         long capacity = c.lun.blocks();
-        if (lba < 0 || blocks < 0 || lba > capacity || blocks > capacity - lba) {
+        if (lba < 0 || blocks < 0 || lba >= capacity || blocks > capacity - lba) {
             throw new CheckCondition(Sense.LOGICAL_BLOCK_ADDRESS_OUT_OF_RANGE);
         }
     }
