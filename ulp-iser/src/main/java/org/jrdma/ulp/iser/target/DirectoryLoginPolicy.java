@@ -52,6 +52,11 @@ final class DirectoryLoginPolicy implements TargetLoginPolicy {
     }
 
     @Override
+    public boolean sessionExists(long isid, int tsih) {
+        return sessions.exists(isid, tsih);
+    }
+
+    @Override
     public List<String[]> sendTargets(String initiatorName) {
         List<String[]> pairs = new ArrayList<>();
         for (SendTarget t : directory.sendTargets(initiatorName, portal)) {

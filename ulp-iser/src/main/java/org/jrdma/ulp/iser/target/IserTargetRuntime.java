@@ -19,6 +19,7 @@ import org.jrdma.ulp.iser.conn.IserTransportException;
 import org.jrdma.ulp.iser.login.SessionParams;
 import org.jrdma.ulp.iser.login.TargetLogin;
 import org.jrdma.ulp.iser.login.TargetLoginPolicy;
+import org.jrdma.ulp.iser.login.TargetLogins;
 
 /**
  * The iSER target at run time (LIO {@code iscsi_target_mod} + {@code ib_isert}): one listener per enabled
@@ -48,7 +49,7 @@ public final class IserTargetRuntime implements PortalControl, AutoCloseable {
     private final ExecutorService worker;
 
     public IserTargetRuntime(IserTransport transport, TargetDirectory directory) {
-        this(transport, directory, DefaultLogins.FACTORY, CmdSnWindow.DEFAULT_WINDOW);
+        this(transport, directory, TargetLogins::create, CmdSnWindow.DEFAULT_WINDOW);
     }
 
     IserTargetRuntime(IserTransport transport, TargetDirectory directory, LoginFactory logins, int window) {

@@ -134,7 +134,11 @@ final class TargetConnection implements IserConnectionHandler {
             case CONTINUE -> send(step.reply());
             case FAILED -> {
                 runtime.counters().increment(TargetCounter.LOGINS_FAILED);
-                send(step.reply()).whenComplete((v, e) -> close());
+                if (step.reply() == null) {
+                    close();
+                } else {
+                    send(step.reply()).whenComplete((v, e) -> close());
+                }
             }
             case FULL_FEATURE -> enterFullFeature(step);
         }

@@ -68,6 +68,11 @@ final class TargetSessions {
         }
     }
 
+    boolean exists(long isid, int tsih) {
+        TargetSession s = byTsih.get(tsih);
+        return s != null && s.params().isid() == isid;
+    }
+
     Collection<TargetSession> all() {
         return List.copyOf(byTsih.values());
     }

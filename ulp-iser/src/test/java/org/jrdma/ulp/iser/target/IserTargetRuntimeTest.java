@@ -85,7 +85,7 @@ class IserTargetRuntimeTest {
             ScsiResponse r = ini.next(ScsiResponse.class);
             assertEquals(inq.itt(), r.itt());
             assertEquals(ScsiResponse.GOOD, r.status());
-            assertEquals(SimpleTargetLogin.FIRST_STAT_SN + 1, r.sn().statSn(), "first StatSN after the login's");
+            assertEquals(ini.loginStatSn + 1, r.sn().statSn(), "first StatSN after the login's");
             assertEquals(2, r.sn().expCmdSn());
             assertEquals(129, r.sn().maxCmdSn());
             ByteBuffer data = buf.buffer();
@@ -98,7 +98,7 @@ class IserTargetRuntimeTest {
             ini.read(ScriptedInitiator.readCapacity10(), 8, cap);
             ScsiResponse rc = ini.next(ScsiResponse.class);
             assertEquals(ScsiResponse.GOOD, rc.status());
-            assertEquals(SimpleTargetLogin.FIRST_STAT_SN + 2, rc.sn().statSn());
+            assertEquals(ini.loginStatSn + 2, rc.sn().statSn());
             assertFalse(rc.underflow() || rc.overflow());
             assertEquals(LUN_SIZE / BLOCK - 1, cap.buffer().getInt(0), "last LBA");
             assertEquals(BLOCK, cap.buffer().getInt(4), "block length");
@@ -189,7 +189,7 @@ class IserTargetRuntimeTest {
                         : ini.read(ScriptedInitiator.read10(i, 1), BLOCK, bufs[i]);
                 itts.add(c.itt());
             }
-            int statSn = SimpleTargetLogin.FIRST_STAT_SN + 1;
+            int statSn = ini.loginStatSn + 1;
             int lastExp = 0;
             for (int i = 0; i < depth; i++) {
                 ScsiResponse r = ini.next(ScsiResponse.class);

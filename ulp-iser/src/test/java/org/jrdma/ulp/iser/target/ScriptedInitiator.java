@@ -14,18 +14,18 @@ import org.jrdma.ulp.iser.conn.IserBuffer;
 import org.jrdma.ulp.iser.conn.IserConnection;
 import org.jrdma.ulp.iser.conn.IserConnectionHandler;
 import org.jrdma.ulp.iser.conn.MemoryTransport;
+import org.jrdma.ulp.iser.login.InitiatorLogin;
+import org.jrdma.ulp.iser.login.InitiatorLoginParams;
+import org.jrdma.ulp.iser.login.InitiatorLogins;
+import org.jrdma.ulp.iser.login.LoginStep;
 import org.jrdma.ulp.iser.pdu.InitiatorSn;
 import org.jrdma.ulp.iser.pdu.IscsiHeader;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
 import org.jrdma.ulp.iser.pdu.IserHeader;
 import org.jrdma.ulp.iser.pdu.IserPdu;
-import org.jrdma.ulp.iser.pdu.LoginRequest;
 import org.jrdma.ulp.iser.pdu.LoginResponse;
-import org.jrdma.ulp.iser.pdu.LoginStage;
-import org.jrdma.ulp.iser.pdu.LoginStages;
 import org.jrdma.ulp.iser.pdu.ScsiCommand;
 import org.jrdma.ulp.iser.pdu.TaskAttribute;
-import org.jrdma.ulp.iser.pdu.TextKeys;
 
 /**
  * A small initiator that speaks PDUs by hand (what ib_iser + libiscsi put on the wire), for the target tests:
@@ -42,6 +42,8 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
     private final IserConnection conn;
     int cmdSn = 1;
     int itt = 0x10;
+    /** The StatSN of the final Login Response: the first full-feature status carries the next one. */
+    int loginStatSn;
 
     ScriptedInitiator(MemoryTransport transport, InetSocketAddress portal) throws Exception {
         conn = transport.connect(portal, this).toCompletableFuture().get(5, TimeUnit.SECONDS);
@@ -61,15 +63,29 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
         return conn;
     }
 
-    /** A one-request login (T=1 to the full feature phase), keys as the open-iscsi first request names them. */
+    /**
+     * Logs in with the login package's initiator side (open-iscsi's iSER proposals): Login Requests until the
+     * final response or a failure; returns the last Login Response. Discovery when {@code target} is null.
+     */
     LoginResponse login(String initiator, String target, long isid, int tsih) throws Exception {
-        TextKeys keys = target == null
-                ? TextKeys.of("InitiatorName", initiator, "SessionType", "Discovery")
-                : TextKeys.of("InitiatorName", initiator, "SessionType", "Normal", "TargetName", target);
-        send(IserHeader.CONTROL, new LoginRequest(new LoginStages(true, false,
-                LoginStage.LOGIN_OPERATIONAL_NEGOTIATION, LoginStage.FULL_FEATURE_PHASE), 0, 0, isid, tsih, itt++, 0,
-                new InitiatorSn(cmdSn, 0)), keys.encode());
-        return next(LoginResponse.class);
+        InitiatorLoginParams p = target == null ? InitiatorLoginParams.discovery(initiator, isid)
+                : InitiatorLoginParams.normal(initiator, target, isid);
+        p = new InitiatorLoginParams(p.initiatorName(), null, p.targetName(), p.sessionType(), isid, tsih, cmdSn,
+                null, p.proposals());
+        InitiatorLogin login = InitiatorLogins.create(p);
+        IscsiPdu request = login.start();
+        while (true) {
+            send(IserHeader.CONTROL, request.header(), request.data());
+            IserPdu pdu = next();
+            LoginResponse rsp = (LoginResponse) pdu.pdu().header();
+            LoginStep step = login.onResponse(pdu.pdu());
+            if (step.state() != LoginStep.State.CONTINUE) {
+                loginStatSn = rsp.sn().statSn();
+                itt = rsp.itt() + 1;
+                return rsp;
+            }
+            request = step.reply();
+        }
     }
 
     LoginResponse login() throws Exception {

@@ -8,8 +8,7 @@ final class TargetFixture {
     }
 
     static IserTargetRuntime runtime(MemoryTransport transport, TargetDirectory directory) {
-        IserTargetRuntime rt = new IserTargetRuntime(transport, directory,
-                (policy, portal) -> new SimpleTargetLogin(policy), CmdSnWindow.DEFAULT_WINDOW);
+        IserTargetRuntime rt = new IserTargetRuntime(transport, directory);
         rt.enable(TestDirectory.PORTAL);
         return rt;
     }
