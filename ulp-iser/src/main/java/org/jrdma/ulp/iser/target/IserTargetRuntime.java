@@ -148,7 +148,7 @@ public final class IserTargetRuntime implements PortalControl, AutoCloseable {
             return;
         }
         List.copyOf(listeners.keySet()).forEach(this::disable);
-        sessions.all().forEach(TargetSession::close);
+        sessions.closeAll();
         List.copyOf(connections).forEach(TargetConnection::close);
         worker.shutdown();
         try {

@@ -73,6 +73,14 @@ final class TargetSessions {
         return s != null && s.params().isid() == isid;
     }
 
+    /** Ends every session (the runtime closes). */
+    void closeAll() {
+        for (TargetSession s : all()) {
+            byTsih.remove(s.tsih(), s);
+            s.close();
+        }
+    }
+
     Collection<TargetSession> all() {
         return List.copyOf(byTsih.values());
     }
