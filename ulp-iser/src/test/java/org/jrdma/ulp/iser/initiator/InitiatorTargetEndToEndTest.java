@@ -1,0 +1,218 @@
+package org.jrdma.ulp.iser.initiator;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.jrdma.ulp.iser.DiscoveredTarget;
+import org.jrdma.ulp.iser.IserIoException;
+import org.jrdma.ulp.iser.IserSession;
+import org.jrdma.ulp.iser.IserSessionOptions;
+import org.jrdma.ulp.iser.conn.MemoryTransport;
+import org.jrdma.ulp.iser.scsi.LunTable;
+import org.jrdma.ulp.iser.scsi.RamdiskBackstore;
+import org.jrdma.ulp.iser.scsi.ScsiExecutor;
+import org.jrdma.ulp.iser.scsi.ScsiLun;
+import org.jrdma.ulp.iser.target.IserTargetRuntime;
+import org.jrdma.ulp.iser.target.PortalGroup;
+import org.jrdma.ulp.iser.target.TargetCounter;
+import org.jrdma.ulp.iser.target.TargetDirectory;
+import org.jrdma.ulp.iser.target.WindowedRuntimes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The initiator against the real target runtime (login, SCSI core, ramdisk) over the in-memory transport. */
+class InitiatorTargetEndToEndTest {
+    static final InetSocketAddress PORTAL = new InetSocketAddress("192.0.2.1", 3260);
+    static final String IQN = "iqn.2003-01.org.linux-iscsi.t1.x8664:sn.0123456789ab";
+    static final long SIZE = 64L << 20;
+    final MemoryTransport fabric = new MemoryTransport();
+    final Directory directory = new Directory(new LunTable(new TreeMap<>(java.util.Map.of(0,
+            new ScsiLun(new RamdiskBackstore("rd0", SIZE), false)))));
+    final IserInitiatorService initiator = new IserInitiatorService(fabric, "iqn.2026-12.org.jrdma:01:e2e");
+    IserTargetRuntime target = runtime(128);
+
+    /** One TPG (tag 1) of one target, demo mode, no CHAP. */
+    record Directory(ScsiExecutor luns) implements TargetDirectory, PortalGroup {
+        @Override public Optional<PortalGroup> portalGroup(String targetName, InetSocketAddress portal) {
+            return targetName.equals(IQN) ? Optional.of(this) : Optional.empty();
+        }
+        @Override public List<SendTarget> sendTargets(String initiatorName, InetSocketAddress portal) {
+            return List.of(new SendTarget(IQN, List.of("192.0.2.1:3260,1")));
+        }
+        @Override public String targetName() { return IQN; }
+        @Override public int tag() { return 1; }
+        @Override public boolean allows(String initiatorName) { return true; }
+        @Override public Optional<ChapCredentials> chap(String initiatorName) { return Optional.empty(); }
+        @Override public ScsiExecutor luns(String initiatorName) { return luns; }
+        @Override public boolean writeProtected(String initiatorName) { return false; }
+    }
+
+    IserTargetRuntime runtime(int window) {
+        IserTargetRuntime r = WindowedRuntimes.create(fabric, directory, window);
+        r.enable(PORTAL);
+        return r;
+    }
+
+    @AfterEach
+    void tearDown() {
+        initiator.close();
+        target.close();
+        fabric.close();
+    }
+
+    IserSession login(IserSessionOptions o) throws Exception {
+        return initiator.login(PORTAL, IQN, o).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    static <T> T await(CompletableFuture<T> f) throws Exception {
+        return f.get(20, TimeUnit.SECONDS);
+    }
+
+    static byte[] pattern(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    @Test
+    void loginScanFindsTheRamdisk() throws Exception {
+        IserSession s = login(IserSessionOptions.defaults());
+        assertEquals(List.of(0), s.luns());
+        assertEquals(SIZE / 512, s.capacity(0));
+        assertEquals(512, s.blockSize(0));
+        assertEquals(1, s.portalGroupTag());
+        assertEquals(1, target.sessions().size());
+        assertEquals(IserInitiatorService.ISID_BASE + 1, target.sessions().get(0).isid());
+    }
+
+    @Test
+    void byteExactAt4k64k1mAndThirtyTwoInFlight() throws Exception {
+        IserSession s = login(IserSessionOptions.defaults());
+        long lba = 0;
+        for (int size : new int[] {4096, 65536, 1 << 20}) {
+            byte[] data = pattern(size, size);
+            await(s.write(0, lba, size / 512, ByteBuffer.wrap(data)));
+            ByteBuffer back = ByteBuffer.allocate(size);
+            await(s.read(0, lba, size / 512, back));
+            assertArrayEquals(data, back.array(), size + " bytes");
+            lba += size / 512;
+        }
+        List<CompletableFuture<Void>> io = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            io.add(s.write(0, 4096 + i * 2048L, 2048, ByteBuffer.wrap(pattern(1 << 20, i))));
+        }
+        await(CompletableFuture.allOf(io.toArray(CompletableFuture[]::new)));
+        List<ByteBuffer> backs = new ArrayList<>();
+        io.clear();
+        for (int i = 0; i < 32; i++) {
+            ByteBuffer b = ByteBuffer.allocate(1 << 20);
+            backs.add(b);
+            io.add(s.read(0, 4096 + i * 2048L, 2048, b));
+        }
+        await(CompletableFuture.allOf(io.toArray(CompletableFuture[]::new)));
+        for (int i = 0; i < 32; i++) {
+            assertArrayEquals(pattern(1 << 20, i), backs.get(i).array(), "1 MiB I/O " + i);
+        }
+        assertEquals((4096 + 65536 + (1 << 20)) + 32L * (1 << 20), target.counters().get(TargetCounter.WRITE_BYTES));
+        assertEquals(0, fabric.buffersInUse());
+    }
+
+    @Test
+    void outOfRangeReadIsIllegalRequest() throws Exception {
+        IserSession s = login(IserSessionOptions.defaults());
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> await(s.read(0, s.capacity(0), 1, ByteBuffer.allocate(512))));
+        IserIoException x = assertInstanceOf(IserIoException.class, e.getCause());
+        assertEquals("READ(16) LUN 0: CHECK CONDITION, ILLEGAL REQUEST: LOGICAL BLOCK ADDRESS OUT OF RANGE",
+                x.getMessage());
+        assertEquals(5, x.senseKey());
+        assertEquals(0x21, x.asc());
+    }
+
+    @Test
+    void aSmallWindowIsNeverOverrun() throws Exception {
+        target.close();
+        target = runtime(4);
+        IserSession s = login(IserSessionOptions.defaults());
+        List<CompletableFuture<Void>> io = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            io.add(s.write(0, i * 8L, 8, ByteBuffer.wrap(pattern(4096, i))));
+        }
+        await(CompletableFuture.allOf(io.toArray(CompletableFuture[]::new)));
+        assertEquals(0, target.counters().get(TargetCounter.OUT_OF_WINDOW));
+        ByteBuffer back = ByteBuffer.allocate(4096);
+        await(s.read(0, 31 * 8L, 8, back));
+        assertArrayEquals(pattern(4096, 31), back.array());
+    }
+
+    @Test
+    void pingsAreAnsweredAndLogoutEndsBothSides() throws Exception {
+        InitiatorSession s = (InitiatorSession) login(IserSessionOptions.defaults().withTimeouts(
+                Duration.ofSeconds(120), Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofSeconds(2)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (s.pingsAnswered() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(s.pingsAnswered() >= 2);
+        s.logout().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertEquals(IserSession.State.FREE, s.state());
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!target.sessions().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(List.of(), target.sessions());
+    }
+
+    @Test
+    void aTargetRestartIsSurvivedByReinstatement() throws Exception {
+        InitiatorSession s = (InitiatorSession) login(IserSessionOptions.defaults());
+        await(s.write(0, 0, 8, ByteBuffer.wrap(pattern(4096, 1))));
+        target.close(); // every connection drops
+        List<CompletableFuture<Void>> io = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            io.add(s.write(0, 100 + i * 8L, 8, ByteBuffer.wrap(pattern(4096, 50 + i))));
+        }
+        Thread.sleep(300);
+        assertEquals(IserSession.State.FAILED, s.state());
+        target = runtime(128);
+        await(CompletableFuture.allOf(io.toArray(CompletableFuture[]::new)));
+        assertEquals(IserSession.State.LOGGED_IN, s.state());
+        assertTrue(s.reinstatements.get() >= 1);
+        assertEquals(IserInitiatorService.ISID_BASE + 1, target.sessions().get(0).isid(), "the same ISID");
+        for (int i : new int[] {0, 15}) {
+            ByteBuffer back = ByteBuffer.allocate(4096);
+            await(s.read(0, 100 + i * 8L, 8, back));
+            assertArrayEquals(pattern(4096, 50 + i), back.array());
+        }
+    }
+
+    @Test
+    void replacementTimeoutFailsIoInWords() throws Exception {
+        IserSession s = login(IserSessionOptions.defaults().withTimeouts(Duration.ofSeconds(1),
+                Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(5)));
+        target.close();
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> await(s.read(0, 0, 8, ByteBuffer.allocate(4096))));
+        assertEquals("session 1 to " + IQN + " failed: replacement timeout 1 s expired", e.getCause().getMessage());
+    }
+
+    @Test
+    void discoveryAgainstTheTarget() throws Exception {
+        List<DiscoveredTarget> found = initiator.discover(PORTAL).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertEquals(List.of(new DiscoveredTarget(IQN, PORTAL, 1)), found);
+    }
+}
