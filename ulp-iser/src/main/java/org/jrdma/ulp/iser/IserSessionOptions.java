@@ -15,6 +15,9 @@ import java.time.Duration;
  * @param noopOutInterval    {@code node.conn[0].timeo.noop_out_interval} (5 s; zero: no pings)
  * @param noopOutTimeout     {@code node.conn[0].timeo.noop_out_timeout} (5 s): a ping unanswered this long
  *                           drops the connection
+ * @param commandTimeout     sd's command timeout ({@code /sys/block/sdX/device/timeout}, 30 s): a command
+ *                           unanswered this long drops the connection (recovery re-issues it); after 5 such
+ *                           retries (sd's SD_MAX_RETRIES) it fails
  * @param initiatorName      overrides the service's InitiatorName (null: the service's)
  * @param initiatorAlias     InitiatorAlias sent at login (null: none)
  * @param chapUsername       {@code node.session.auth.username} (null: AuthMethod=None)
@@ -23,9 +26,9 @@ import java.time.Duration;
  * @param chapPasswordIn     {@code node.session.auth.password_in}
  */
 public record IserSessionOptions(int cmdsMax, int queueDepth, Duration replacementTimeout, Duration loginTimeout,
-        Duration logoutTimeout, Duration noopOutInterval, Duration noopOutTimeout, String initiatorName,
-        String initiatorAlias, String chapUsername, String chapPassword, String chapUsernameIn,
-        String chapPasswordIn) {
+        Duration logoutTimeout, Duration noopOutInterval, Duration noopOutTimeout, Duration commandTimeout,
+        String initiatorName, String initiatorAlias, String chapUsername, String chapPassword,
+        String chapUsernameIn, String chapPasswordIn) {
 
     public IserSessionOptions {
         if (cmdsMax < 1 || queueDepth < 1) {
@@ -36,6 +39,7 @@ public record IserSessionOptions(int cmdsMax, int queueDepth, Duration replaceme
         requirePositive("login_timeout", loginTimeout);
         requirePositive("logout_timeout", logoutTimeout);
         requirePositive("noop_out_timeout", noopOutTimeout);
+        requirePositive("command timeout", commandTimeout);
         if (noopOutInterval.isNegative()) {
             throw new IllegalArgumentException("noop_out_interval " + noopOutInterval + " is negative");
         }
@@ -55,33 +59,39 @@ public record IserSessionOptions(int cmdsMax, int queueDepth, Duration replaceme
     /** open-iscsi's defaults. */
     public static IserSessionOptions defaults() {
         return new IserSessionOptions(128, 32, Duration.ofSeconds(120), Duration.ofSeconds(15),
-                Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofSeconds(5), null, null, null, null,
-                null, null);
+                Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(30), null,
+                null, null, null, null, null);
     }
 
-    public IserSessionOptions withCmdsMax(int n) {
-        return new IserSessionOptions(n, queueDepth, replacementTimeout, loginTimeout, logoutTimeout,
-                noopOutInterval, noopOutTimeout, initiatorName, initiatorAlias, chapUsername, chapPassword,
-                chapUsernameIn, chapPasswordIn);
+    public IserSessionOptions withQueue(int newCmdsMax, int newQueueDepth) {
+        return new IserSessionOptions(newCmdsMax, newQueueDepth, replacementTimeout, loginTimeout, logoutTimeout,
+                noopOutInterval, noopOutTimeout, commandTimeout, initiatorName, initiatorAlias, chapUsername,
+                chapPassword, chapUsernameIn, chapPasswordIn);
     }
 
     public IserSessionOptions withTimeouts(Duration replacement, Duration login, Duration noopInterval,
             Duration noopTimeout) {
         return new IserSessionOptions(cmdsMax, queueDepth, replacement, login, logoutTimeout, noopInterval,
-                noopTimeout, initiatorName, initiatorAlias, chapUsername, chapPassword, chapUsernameIn,
-                chapPasswordIn);
+                noopTimeout, commandTimeout, initiatorName, initiatorAlias, chapUsername, chapPassword,
+                chapUsernameIn, chapPasswordIn);
+    }
+
+    public IserSessionOptions withCommandTimeout(Duration timeout) {
+        return new IserSessionOptions(cmdsMax, queueDepth, replacementTimeout, loginTimeout, logoutTimeout,
+                noopOutInterval, noopOutTimeout, timeout, initiatorName, initiatorAlias, chapUsername, chapPassword,
+                chapUsernameIn, chapPasswordIn);
     }
 
     public IserSessionOptions withInitiator(String name, String alias) {
         return new IserSessionOptions(cmdsMax, queueDepth, replacementTimeout, loginTimeout, logoutTimeout,
-                noopOutInterval, noopOutTimeout, name, alias, chapUsername, chapPassword, chapUsernameIn,
-                chapPasswordIn);
+                noopOutInterval, noopOutTimeout, commandTimeout, name, alias, chapUsername, chapPassword,
+                chapUsernameIn, chapPasswordIn);
     }
 
     /** CHAP; {@code usernameIn}/{@code passwordIn} null for one-way. */
     public IserSessionOptions withChap(String username, String password, String usernameIn, String passwordIn) {
         return new IserSessionOptions(cmdsMax, queueDepth, replacementTimeout, loginTimeout, logoutTimeout,
-                noopOutInterval, noopOutTimeout, initiatorName, initiatorAlias, username, password, usernameIn,
-                passwordIn);
+                noopOutInterval, noopOutTimeout, commandTimeout, initiatorName, initiatorAlias, username, password,
+                usernameIn, passwordIn);
     }
 }

@@ -46,6 +46,8 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     static final int RESERVED_TAG = 0xffffffff;
     /** How soon a failed connection is tried again (open-iscsi retries a reopen about once a second). */
     private static final long RECONNECT_MS = 200;
+    /** sd's SD_MAX_RETRIES: a command that timed out this often more fails. */
+    static final int MAX_RETRIES = 5;
 
     private final Object lock = new Object();
     private final IserTransport transport;
@@ -62,6 +64,8 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     private final CompletableFuture<Void> loggedOut = new CompletableFuture<>();
     final AtomicLong reinstatements = new AtomicLong();
     final AtomicLong unexpectedPdus = new AtomicLong();
+    final AtomicLong commandTimeouts = new AtomicLong();
+    private final ScheduledFuture<?> timeoutCheck;
     private volatile State state = State.FAILED;
     private volatile List<LunScan.LunInfo> luns = List.of();
     private IserConnection conn;
@@ -82,6 +86,33 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
         this.onFree = onFree;
         this.tasks = new TaskTable(options.cmdsMax());
         this.ping = new NopPing(options, timers, this::sendPing, this::pingTimedOut);
+        long period = Math.max(10, Math.min(1000, options.commandTimeout().toMillis() / 4));
+        this.timeoutCheck = timers.scheduleAtFixedRate(this::checkCommandTimeouts, period, period,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * sd's command timeout and the error handler's last resort at ERL 0: a command unanswered too long drops the
+     * connection (recovery re-issues it); one that timed out more than {@value #MAX_RETRIES} times fails.
+     */
+    private void checkCommandTimeouts() {
+        long now = System.nanoTime();
+        long limit = options.commandTimeout().toNanos();
+        List<IserTask> failed;
+        IserConnection drop;
+        synchronized (lock) {
+            if (state != State.LOGGED_IN || !tasks.anyOverdue(now, limit)) {
+                return;
+            }
+            commandTimeouts.incrementAndGet();
+            failed = tasks.expireOverdue(now, limit, MAX_RETRIES);
+            drop = conn;
+        }
+        for (IserTask t : failed) {
+            t.done.completeExceptionally(new IserIoException(t.describe() + ": timed out after "
+                    + (MAX_RETRIES + 1) + " tries of " + words(options.commandTimeout())));
+        }
+        drop.close();
     }
 
     /** The first login and the LUN scan; the stage fails (and the session is FREE) if either does. */
@@ -147,7 +178,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
             try {
                 t.attach(conn);
             } catch (IserTransportException e) {
-                tasks.finish(tasks.start(t));
+                tasks.removeWaiting(t);
                 IserIoException x = new IserIoException(t.describe() + ": " + e.getMessage(), e);
                 timers.execute(() -> t.done.completeExceptionally(x));
                 continue;
@@ -323,7 +354,12 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
 
     private IserIoException replacementExpired() {
         return new IserIoException("session " + sid + " to " + spec.targetName() + " failed: replacement timeout "
-                + options.replacementTimeout().toSeconds() + " s expired");
+                + words(options.replacementTimeout()) + " expired");
+    }
+
+    /** "120 s", or "600 ms" below a whole second. */
+    static String words(java.time.Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     @Override
@@ -350,6 +386,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
         state = to;
         loggingOut = false;
         ping.stop();
+        timeoutCheck.cancel(false);
         if (replacementTimer != null) {
             replacementTimer.cancel(false);
         }

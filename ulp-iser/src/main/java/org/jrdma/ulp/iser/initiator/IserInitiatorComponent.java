@@ -50,10 +50,9 @@ public class IserInitiatorComponent implements IserInitiator {
     }
 
     static IserSessionOptions options(InitiatorConfig cfg) {
-        IserSessionOptions d = IserSessionOptions.defaults();
-        return new IserSessionOptions(cfg.cmds_max(), cfg.queue_depth(), Duration.ofSeconds(cfg.replacement_timeout()),
-                Duration.ofSeconds(cfg.login_timeout()), d.logoutTimeout(), Duration.ofSeconds(cfg.noop_out_interval()),
-                Duration.ofSeconds(cfg.noop_out_timeout()), null, null, null, null, null, null);
+        return IserSessionOptions.defaults().withQueue(cfg.cmds_max(), cfg.queue_depth())
+                .withTimeouts(Duration.ofSeconds(cfg.replacement_timeout()), Duration.ofSeconds(cfg.login_timeout()),
+                        Duration.ofSeconds(cfg.noop_out_interval()), Duration.ofSeconds(cfg.noop_out_timeout()));
     }
 
     /** The name kept in {@code file} (as iscsi-iname writes it: {@code InitiatorName=...}), made on first use. */

@@ -76,7 +76,7 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
         SendTargetsDiscovery discovery = new SendTargetsDiscovery(portal);
         InitiatorLoginParams spec = InitiatorLoginParams.discovery(initiatorName, ISID_BASE);
         return ConnectionLogin.run(transport, portal, logins.create(spec), discovery, o.loginTimeout())
-                .thenCompose(p -> discovery.result());
+                .thenCompose(p -> discovery.result(o.loginTimeout()));
     }
 
     @Override

@@ -35,6 +35,10 @@ final class IserTask {
     private IserBuffer buffer;
     private int transferred;
     int itt;
+    /** When the command went on the wire (System.nanoTime). */
+    long sentAt;
+    /** Times this command timed out and was re-issued after recovery. */
+    int timeouts;
 
     private IserTask(int lun, byte[] cdb, boolean read, boolean write, ByteBuffer user, boolean exact) {
         this.lun = lun;
@@ -81,6 +85,7 @@ final class IserTask {
     /** The SCSI Command PDU, with the buffer {@link #attach} took. */
     IserPdu command(SessionParams params, int itt, InitiatorSn sn) {
         this.itt = itt;
+        this.sentAt = System.nanoTime();
         byte[] immediate = new byte[0];
         IserHeader iser = IserHeader.CONTROL;
         if (write && edtl > 0) {

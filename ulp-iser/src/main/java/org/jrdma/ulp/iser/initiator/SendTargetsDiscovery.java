@@ -36,6 +36,7 @@ final class SendTargetsDiscovery implements ConnectionLogin.FullFeature {
     private final CompletableFuture<List<DiscoveredTarget>> result = new CompletableFuture<>();
     private final ByteArrayOutputStream answer = new ByteArrayOutputStream();
     private List<DiscoveredTarget> found;
+    private volatile IserConnection conn;
     private int cmdSn;
     private int expStatSn;
 
@@ -43,12 +44,25 @@ final class SendTargetsDiscovery implements ConnectionLogin.FullFeature {
         this.portal = portal;
     }
 
-    CompletableFuture<List<DiscoveredTarget>> result() {
-        return result;
+    /** The answer, or a failure once {@code timeout} passed (the connection is then closed). */
+    CompletableFuture<List<DiscoveredTarget>> result(java.time.Duration timeout) {
+        return result.orTimeout(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .exceptionallyCompose(e -> {
+                    IserConnection c = conn;
+                    if (c != null) {
+                        c.close();
+                    }
+                    Throwable cause = e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
+                    return CompletableFuture.failedFuture(cause instanceof java.util.concurrent.TimeoutException
+                            ? new LoginFailedException(LoginFailedException.Kind.TIMEOUT,
+                                    "discovery: no SendTargets answer from " + portal + " within " + timeout)
+                            : cause);
+                });
     }
 
     @Override
     public synchronized void attach(IserConnection conn, SessionParams params, TargetSn window) {
+        this.conn = conn;
         cmdSn = params.expCmdSn();
         expStatSn = params.statSn() + 1;
         send(conn, new TextRequest(false, true, false, 0, TEXT_ITT, RESERVED_TAG, new InitiatorSn(cmdSn++, expStatSn)),

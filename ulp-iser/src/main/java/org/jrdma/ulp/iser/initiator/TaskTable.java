@@ -32,6 +32,11 @@ final class TaskTable {
         return running.size() < cmdsMax ? waiting.peekFirst() : null;
     }
 
+    /** Takes a waiting task out (it failed before going on the wire). */
+    void removeWaiting(IserTask t) {
+        waiting.remove(t);
+    }
+
     /** Moves the head of the queue onto the wire under a fresh ITT. */
     int start(IserTask t) {
         waiting.remove(t);
@@ -71,6 +76,33 @@ final class TaskTable {
         running.clear();
         waiting.clear();
         return all;
+    }
+
+    /** Whether a command on the wire is older than {@code timeoutNanos}. */
+    boolean anyOverdue(long now, long timeoutNanos) {
+        for (IserTask t : running.values()) {
+            if (now - t.sentAt > timeoutNanos) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Counts a timeout on every overdue command and removes those past {@code maxRetries} (returned, to fail);
+     * the rest stay to be re-issued after recovery.
+     */
+    List<IserTask> expireOverdue(long now, long timeoutNanos, int maxRetries) {
+        List<IserTask> out = new ArrayList<>();
+        running.values().removeIf(t -> {
+            if (now - t.sentAt <= timeoutNanos || ++t.timeouts <= maxRetries) {
+                return false;
+            }
+            t.release();
+            out.add(t);
+            return true;
+        });
+        return out;
     }
 
     int running() {

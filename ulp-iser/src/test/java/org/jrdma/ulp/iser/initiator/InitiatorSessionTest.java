@@ -209,11 +209,25 @@ class InitiatorSessionTest {
         target.dropAll();
         CompletableFuture<Void> pending = s.read(0, 0, 1, ByteBuffer.allocate(512));
         ExecutionException e = assertThrows(ExecutionException.class, () -> await(pending));
-        assertEquals("session 1 to " + IQN + " failed: replacement timeout 0 s expired", e.getCause().getMessage());
+        assertEquals("session 1 to " + IQN + " failed: replacement timeout 600 ms expired", e.getCause().getMessage());
         assertEquals(IserSession.State.FAILED, s.state());
         ExecutionException later = assertThrows(ExecutionException.class,
                 () -> await(s.read(0, 0, 1, ByteBuffer.allocate(512))));
         assertTrue(later.getCause().getMessage().contains("replacement timeout"));
+    }
+
+    @Test
+    void aCommandNeverAnsweredIsRetriedThroughRecoveryThenFails() throws Exception {
+        InitiatorSession s = (InitiatorSession) login(128, IserSessionOptions.defaults()
+                .withCommandTimeout(Duration.ofMillis(200)));
+        target.answerIo = false;
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> await(s.read(0, 0, 1, ByteBuffer.allocate(512))));
+        assertEquals("READ(16) LUN 0: timed out after 6 tries of 200 ms", e.getCause().getMessage());
+        assertEquals(6, s.commandTimeouts.get());
+        target.answerIo = true;
+        await(s.read(0, 0, 1, ByteBuffer.allocate(512)));
+        assertEquals(IserSession.State.LOGGED_IN, s.state());
     }
 
     @Test

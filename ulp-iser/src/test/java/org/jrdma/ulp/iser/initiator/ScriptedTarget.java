@@ -46,6 +46,8 @@ final class ScriptedTarget implements AutoCloseable {
     final AtomicInteger immediateBytes = new AtomicInteger();
     volatile boolean answerPings = true;
     volatile boolean acceptLogins = true;
+    /** False: READ/WRITE commands are swallowed (a hung LUN). */
+    volatile boolean answerIo = true;
     private final byte[] disk;
     private final int window;
     private final MemoryTransport.IserListener listener;
@@ -174,7 +176,11 @@ final class ScriptedTarget implements AutoCloseable {
                 case 0x9e -> dataIn(c, cmd, pdu, ByteBuffer.allocate(32).putLong(0, disk.length / BLOCK - 1)
                         .putInt(8, BLOCK).array());
                 case 0x35 -> status(c, cmd, ScsiResponse.GOOD, new byte[0]);
-                case 0x88, 0x8a -> rw(c, cmd, pdu, b.getLong(2), b.getInt(10));
+                case 0x88, 0x8a -> {
+                    if (answerIo) {
+                        rw(c, cmd, pdu, b.getLong(2), b.getInt(10));
+                    }
+                }
                 default -> checkCondition(c, cmd, 0x20);
             }
         }
