@@ -46,7 +46,12 @@ class InitiatorTargetEndToEndTest {
     IserTargetRuntime target = runtime(128);
 
     /** One TPG (tag 1) of one target, demo mode, no CHAP. */
-    record Directory(ScsiExecutor luns) implements TargetDirectory, PortalGroup {
+    record Directory(ScsiExecutor luns, java.util.concurrent.atomic.AtomicReference<ChapCredentials> chapRef)
+            implements TargetDirectory, PortalGroup {
+        Directory(ScsiExecutor luns) {
+            this(luns, new java.util.concurrent.atomic.AtomicReference<>());
+        }
+
         @Override public Optional<PortalGroup> portalGroup(String targetName, InetSocketAddress portal) {
             return targetName.equals(IQN) ? Optional.of(this) : Optional.empty();
         }
@@ -56,7 +61,9 @@ class InitiatorTargetEndToEndTest {
         @Override public String targetName() { return IQN; }
         @Override public int tag() { return 1; }
         @Override public boolean allows(String initiatorName) { return true; }
-        @Override public Optional<ChapCredentials> chap(String initiatorName) { return Optional.empty(); }
+        @Override public Optional<ChapCredentials> chap(String initiatorName) {
+            return Optional.ofNullable(chapRef.get());
+        }
         @Override public ScsiExecutor luns(String initiatorName) { return luns; }
         @Override public boolean writeProtected(String initiatorName) { return false; }
     }
@@ -208,6 +215,19 @@ class InitiatorTargetEndToEndTest {
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> await(s.read(0, 0, 8, ByteBuffer.allocate(4096))));
         assertEquals("session 1 to " + IQN + " failed: replacement timeout 1 s expired", e.getCause().getMessage());
+    }
+
+    @Test
+    void chapAndMutualChapLogIn() throws Exception {
+        directory.chapRef().set(new PortalGroup.ChapCredentials("joe", "secretsecret", "tgt", "tgtsecretsecret"));
+        IserSession s = login(IserSessionOptions.defaults().withChap("joe", "secretsecret", "tgt", "tgtsecretsecret"));
+        assertEquals(IserSession.State.LOGGED_IN, s.state());
+        s.logout().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> login(IserSessionOptions.defaults().withChap("joe", "wrongwrongwrong", null, null)));
+        LoginFailedException x = assertInstanceOf(LoginFailedException.class, e.getCause());
+        assertEquals(LoginFailedException.Kind.AUTH, x.kind(), x.getMessage());
+        assertEquals(24, x.kind().code());
     }
 
     @Test
