@@ -2,7 +2,6 @@ package org.jrdma.ulp.iser.initiator;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -67,7 +66,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     final AtomicLong commandTimeouts = new AtomicLong();
     private final ScheduledFuture<?> timeoutCheck;
     private volatile State state = State.FAILED;
-    private volatile List<LunScan.LunInfo> luns = List.of();
+    private volatile ScannedLuns luns = ScannedLuns.NONE;
     private IserConnection conn;
     private SessionParams params;
     private boolean loggingOut;
@@ -130,7 +129,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
                         }
                         throw new java.util.concurrent.CompletionException(LunScan.unwrap(e));
                     }
-                    luns = found;
+                    luns = new ScannedLuns(found);
                     return (IserSession) this;
                 });
     }
@@ -415,61 +414,40 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
 
     @Override
     public CompletableFuture<Void> read(int lun, long lba, int blocks, ByteBuffer dst) {
-        ByteBuffer range = window(lun, blocks, dst);
-        return block(lun, IserTask.dataIn(lun, ScsiCdb.read16(lba, blocks), range, true), dst);
+        ByteBuffer range = luns.callerBytes(lun, blocks, dst);
+        return block(IserTask.dataIn(lun, ScsiCdb.read16(lba, blocks), range, true), dst);
     }
 
     @Override
     public CompletableFuture<Void> write(int lun, long lba, int blocks, ByteBuffer src) {
-        ByteBuffer range = window(lun, blocks, src);
-        return block(lun, IserTask.dataOut(lun, ScsiCdb.write16(lba, blocks), range), src);
+        ByteBuffer range = luns.callerBytes(lun, blocks, src);
+        return block(IserTask.dataOut(lun, ScsiCdb.write16(lba, blocks), range), src);
     }
 
-    /** The caller's bytes of an I/O of {@code blocks} blocks, checked against the LUN and the buffer. */
-    private ByteBuffer window(int lun, int blocks, ByteBuffer b) {
-        long bytes = (long) blocks * blockSize(lun);
-        if (blocks < 1 || bytes > b.remaining()) {
-            throw new IllegalArgumentException(blocks + " blocks of LUN " + lun + " need " + bytes
-                    + " bytes, the buffer has " + b.remaining());
-        }
-        return b.duplicate().limit(b.position() + (int) bytes);
-    }
-
-    private CompletableFuture<Void> block(int lun, IserTask t, ByteBuffer callers) {
+    /** The caller's position advances by the bytes moved once the command succeeded. */
+    private CompletableFuture<Void> block(IserTask t, ByteBuffer callers) {
         return submit(t).thenAccept(n -> callers.position(callers.position() + n));
     }
 
     @Override
     public CompletableFuture<Void> flush(int lun) {
-        info(lun);
+        luns.info(lun);
         return submit(IserTask.noData(lun, ScsiCdb.synchronizeCache10())).thenAccept(n -> { });
-    }
-
-    private LunScan.LunInfo info(int lun) {
-        for (LunScan.LunInfo l : luns) {
-            if (l.lun() == lun) {
-                return l;
-            }
-        }
-        throw new IllegalArgumentException("LUN " + lun + " is not a disk of session " + sid + " (LUNs " + luns()
-                + ")");
     }
 
     @Override
     public List<Integer> luns() {
-        List<Integer> out = new ArrayList<>();
-        luns.forEach(l -> out.add(l.lun()));
-        return out;
+        return luns.numbers();
     }
 
     @Override
     public long capacity(int lun) {
-        return info(lun).blocks();
+        return luns.info(lun).blocks();
     }
 
     @Override
     public int blockSize(int lun) {
-        return info(lun).blockSize();
+        return luns.info(lun).blockSize();
     }
 
     @Override

@@ -1,5 +1,7 @@
 package org.jrdma.ulp.iser.initiator;
 
+import static org.jrdma.ulp.iser.initiator.TestIo.await;
+import static org.jrdma.ulp.iser.initiator.TestIo.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -12,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -45,16 +46,6 @@ class InitiatorSessionTest {
     IserSession login(int window, IserSessionOptions o) throws Exception {
         target = new ScriptedTarget(fabric, PORTAL, SIZE, window);
         return initiator.login(PORTAL, IQN, o).toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    static <T> T await(CompletableFuture<T> f) throws Exception {
-        return f.get(10, TimeUnit.SECONDS);
-    }
-
-    static byte[] pattern(int n, long seed) {
-        byte[] b = new byte[n];
-        new Random(seed).nextBytes(b);
-        return b;
     }
 
     @Test

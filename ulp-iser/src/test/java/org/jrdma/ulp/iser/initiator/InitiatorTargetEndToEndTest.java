@@ -1,5 +1,7 @@
 package org.jrdma.ulp.iser.initiator;
 
+import static org.jrdma.ulp.iser.initiator.TestIo.await;
+import static org.jrdma.ulp.iser.initiator.TestIo.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -12,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -83,16 +84,6 @@ class InitiatorTargetEndToEndTest {
 
     IserSession login(IserSessionOptions o) throws Exception {
         return initiator.login(PORTAL, IQN, o).toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    static <T> T await(CompletableFuture<T> f) throws Exception {
-        return f.get(20, TimeUnit.SECONDS);
-    }
-
-    static byte[] pattern(int n, long seed) {
-        byte[] b = new byte[n];
-        new Random(seed).nextBytes(b);
-        return b;
     }
 
     @Test
