@@ -6,51 +6,51 @@ import java.net.UnknownHostException;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jrdma.hw.rxe.net.NettyWire;
 import org.jrdma.hw.rxe.net.RxeNetDevice;
+import org.jrdma.ib.cm.RdmaCm;
 import org.jrdma.ib.cm.impl.RdmaCmService;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
-import org.jrdma.ib.core.ResourceType;
 import org.jrdma.ib.mad.impl.MadLayer;
 
 /**
  * Two hw-rxe devices on real UDP in one JVM, as ib-cm's {@code RdmaCmRxeTest} builds them (loopback addresses
  * 127.X.Y.1 = initiator, .2 = target, X.Y random per fabric), with the MAD layer and an RDMA CM on top.
  */
-final class RxeIserFabric implements AutoCloseable {
-    final IbCore core = IbCore.newInstance();
-    final String net = "127." + ThreadLocalRandom.current().nextInt(16, 250) + "."
+final class RxeIserFabric implements IserFabric {
+    private final IbCore core = IbCore.newInstance();
+    private final String net = "127." + ThreadLocalRandom.current().nextInt(16, 250) + "."
             + ThreadLocalRandom.current().nextInt(1, 250) + ".";
-    final RxeNetDevice initiatorDev;
-    RxeNetDevice targetDev;
-    final MadLayer mad;
-    final RdmaCmService cm;
+    private final RxeNetDevice initiatorDev;
+    private RxeNetDevice targetDev;
+    private final IbDevice targetIb;
+    private final MadLayer mad;
+    private final RdmaCmService cm;
 
     RxeIserFabric() {
         initiatorDev = RxeNetDevice.open(core.registrar(), "iia%d", "lo", net + "1", 0, NettyWire.Transport.AUTO);
         targetDev = RxeNetDevice.open(core.registrar(), "iib%d", "lo", net + "2", 0, NettyWire.Transport.AUTO);
+        targetIb = targetDev.ibDevice();
         mad = new MadLayer(core);
         cm = new RdmaCmService(core, mad);
     }
 
-    InetAddress initiatorAddr() {
-        return addr(net + "1");
-    }
+    @Override public RdmaCm cm() { return cm; }
+    @Override public IbDevice initiatorDevice() { return initiatorDev.ibDevice(); }
+    @Override public IbDevice targetDevice() { return targetIb; }
 
-    InetSocketAddress portal(int port) {
+    @Override
+    public InetSocketAddress portal(int port) {
         return new InetSocketAddress(addr(net + "2"), port);
     }
 
-    /** Initiator-side config: the source address picks the initiator device (else the route leads to the target's). */
-    IserConnectionConfig initiatorConfig(IserConnectionConfig base) {
-        return base.withSourceAddress(initiatorAddr()).withConnectTimeoutMs(8000);
+    /** RoCE: the source address picks the initiator device (else the route to .2 leads to the target's). */
+    @Override
+    public IserConnectionConfig initiatorConfig(IserConnectionConfig base) {
+        return base.withSourceAddress(addr(net + "1")).withConnectTimeoutMs(8000);
     }
 
-    static long count(IbDevice d, ResourceType type) {
-        return d.resources().stream().filter(r -> r.type() == type).count();
-    }
-
-    /** Takes the target device away (hot unplug): the RDMA CM sends DEVICE_REMOVAL to the ids on it. */
-    void removeTargetDevice() {
+    @Override
+    public void removeTargetDevice() {
         targetDev.close();
         targetDev = null;
     }
