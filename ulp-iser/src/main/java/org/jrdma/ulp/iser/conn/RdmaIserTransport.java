@@ -82,8 +82,7 @@ public final class RdmaIserTransport implements IserTransport, AutoCloseable {
         DeviceAttr attr;
         try {
             attr = ev.id().device().queryDevice();
-            boolean inv = IserCmHeader.present(pdata) && !hdr.sendWithInvalidateNotSupported()
-                    && (attr.deviceCapFlags() & MEM_MGT_EXTENSIONS) != 0;
+            boolean inv = IserCmHeader.present(pdata) && !hdr.sendWithInvalidateNotSupported() && canInvalidate(attr);
             c.peer(hdr, inv);
             c.setup = l;
             c.createResources();
@@ -98,6 +97,15 @@ public final class RdmaIserTransport implements IserTransport, AutoCloseable {
             c.down("accept failed: " + e.getMessage()); // frees, and destroying the id rejects the REQ
         }
         return 0;
+    }
+
+    /**
+     * isert: remote invalidation needs {@code IB_DEVICE_MEM_MGT_EXTENSIONS}. hw-rxe reports no capability flags
+     * (0) although it does fast registration and SEND_WITH_INV, so a device with a fast-registration page list
+     * counts as capable too.
+     */
+    static boolean canInvalidate(DeviceAttr attr) {
+        return (attr.deviceCapFlags() & MEM_MGT_EXTENSIONS) != 0 || attr.maxFastRegPageListLen() > 0;
     }
 
     // ------------------------------------------------------------------ initiator
