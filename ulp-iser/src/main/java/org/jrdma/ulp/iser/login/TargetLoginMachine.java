@@ -80,8 +80,7 @@ final class TargetLoginMachine implements TargetLogin {
     }
 
     private LoginStep handle(LoginRequest req, byte[] data) throws LoginFailure {
-        boolean isFirst = first == null;
-        if (isFirst) {
+        if (first == null) {
             firstRequest(req);
         } else if (req.isid() != first.isid() || req.tsih() != first.tsih()) {
             throw new LoginFailure(LoginStatus.INITIATOR_ERROR, "ISID/TSIH changed during the login");
@@ -104,7 +103,7 @@ final class TargetLoginMachine implements TargetLogin {
         TextKeys keys = decode();
         negotiation.check(keys, stage);
         List<TextKey> answers = new ArrayList<>();
-        if (isFirst) {
+        if (auth == null) {
             admit(keys);
             answers.add(new TextKey(LoginKey.TARGET_PORTAL_GROUP_TAG.key(), Integer.toString(tpgt)));
         }
