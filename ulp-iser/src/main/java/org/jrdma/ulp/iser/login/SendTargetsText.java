@@ -1,5 +1,6 @@
 package org.jrdma.ulp.iser.login;
 
+import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -8,6 +9,7 @@ import org.jrdma.ulp.iser.pdu.InitiatorSn;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
 import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
 import org.jrdma.ulp.iser.pdu.Reject;
+import org.jrdma.ulp.iser.pdu.RejectReason;
 import org.jrdma.ulp.iser.pdu.TargetSn;
 import org.jrdma.ulp.iser.pdu.TextKey;
 import org.jrdma.ulp.iser.pdu.TextKeys;
@@ -47,7 +49,7 @@ public final class SendTargetsText {
                 addresses.add(new ArrayList<>());
             } else if (k.key().equals(LoginKey.TARGET_ADDRESS.key())) {
                 if (names.isEmpty()) {
-                    throw new IscsiProtocolException(org.jrdma.ulp.iser.pdu.RejectReason.INVALID_PDU_FIELD,
+                    throw new IscsiProtocolException(RejectReason.INVALID_PDU_FIELD,
                             "TargetAddress before any TargetName");
                 }
                 addresses.get(addresses.size() - 1).add(k.value());
@@ -85,7 +87,7 @@ public final class SendTargetsText {
         /** The Text Response to {@code request} (a Text Request PDU), with {@code sn} from the session. */
         public IscsiPdu onRequest(IscsiPdu request, TargetSn sn) throws IscsiProtocolException {
             if (!(request.header() instanceof TextRequest req)) {
-                throw new IscsiProtocolException(org.jrdma.ulp.iser.pdu.RejectReason.PROTOCOL_ERROR,
+                throw new IscsiProtocolException(RejectReason.PROTOCOL_ERROR,
                         request.opcode() + " is not a Text Request");
             }
             if (req.ttt() != Reject.RESERVED_TAG && rest != null && req.ttt() == ttt) {
@@ -93,7 +95,7 @@ public final class SendTargetsText {
             }
             rest = null;
             if (req.cont()) {
-                throw new IscsiProtocolException(org.jrdma.ulp.iser.pdu.RejectReason.PROTOCOL_ERROR,
+                throw new IscsiProtocolException(RejectReason.PROTOCOL_ERROR,
                         "a SendTargets request split over PDUs (C=1) is not supported");
             }
             TextKeys keys = TextKeys.decode(request.data());
@@ -144,12 +146,12 @@ public final class SendTargetsText {
      * (for a C=1 piece) or empty when the answer is whole, then {@link #targets()} has the result.
      */
     public static final class Collector {
-        private final java.io.ByteArrayOutputStream joined = new java.io.ByteArrayOutputStream();
+        private final ByteArrayOutputStream joined = new ByteArrayOutputStream();
         private boolean done;
 
         public Optional<IscsiPdu> onResponse(IscsiPdu response, InitiatorSn sn) throws IscsiProtocolException {
             if (!(response.header() instanceof TextResponse rsp)) {
-                throw new IscsiProtocolException(org.jrdma.ulp.iser.pdu.RejectReason.PROTOCOL_ERROR,
+                throw new IscsiProtocolException(RejectReason.PROTOCOL_ERROR,
                         response.opcode() + " is not a Text Response");
             }
             joined.writeBytes(response.data());

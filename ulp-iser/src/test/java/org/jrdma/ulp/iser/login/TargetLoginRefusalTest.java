@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import java.nio.charset.StandardCharsets;
 import org.jrdma.ulp.iser.pdu.InitiatorSn;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
+import org.jrdma.ulp.iser.pdu.LoginRequest;
 import org.jrdma.ulp.iser.pdu.LoginStages;
 import org.jrdma.ulp.iser.pdu.LoginStatus;
 import org.jrdma.ulp.iser.pdu.NopOut;
@@ -175,7 +176,7 @@ class TargetLoginRefusalTest {
     void changingTheIsidMidLoginIs0200() {
         TargetLogin login = TargetLogins.create(TestPolicy.lio(), Logins.PORTAL);
         login.onRequest(request(OP, OP, normal()));
-        IscsiPdu other = new IscsiPdu(new org.jrdma.ulp.iser.pdu.LoginRequest(new LoginStages(true, false, OP, FFP),
+        IscsiPdu other = new IscsiPdu(new LoginRequest(new LoginStages(true, false, OP, FFP),
                 0, 0, 0x1234, 0, 0, 0, new InitiatorSn(0, 0)), new byte[0]);
         LoginStep step = login.onRequest(other);
         assertEquals(LoginStep.State.FAILED, step.state());
