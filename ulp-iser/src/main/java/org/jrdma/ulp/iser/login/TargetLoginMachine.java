@@ -1,6 +1,5 @@
 package org.jrdma.ulp.iser.login;
 
-import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -9,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import org.jrdma.ulp.iser.login.SessionParams.SessionType;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
-import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
 import org.jrdma.ulp.iser.pdu.LoginRequest;
 import org.jrdma.ulp.iser.pdu.LoginResponse;
 import org.jrdma.ulp.iser.pdu.LoginStage;
@@ -26,13 +24,10 @@ import org.jrdma.ulp.iser.pdu.TextKeys;
  * {@link LoginTransition}, and ends at FULL_FEATURE with the session parameters or FAILED with a status.
  */
 final class TargetLoginMachine implements TargetLogin {
-    /** The most login text one sequence of C=1 PDUs may add up to (LIO: MAX_KEY_VALUE_PAIRS-sized buffers). */
-    static final int MAX_LOGIN_TEXT = 65536;
-
     private final TargetLoginPolicy policy;
     private final InetSocketAddress portal;
     private final Negotiation negotiation;
-    private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+    private final ContinuedText pending = new ContinuedText();
     private LoginRequest first;
     private LoginStage stage;
     private TargetAuth auth;
@@ -91,16 +86,13 @@ final class TargetLoginMachine implements TargetLogin {
             throw new LoginFailure(LoginStatus.INITIATOR_ERROR, "CSG " + move.csg() + " while in " + stage);
         }
         stage = move.csg();
-        if (pending.size() + data.length > MAX_LOGIN_TEXT) {
-            throw new LoginFailure(LoginStatus.INITIATOR_ERROR, "login text over " + MAX_LOGIN_TEXT + " bytes");
-        }
-        pending.writeBytes(data);
+        pending.append(data);
         if (req.stages().cont()) {
             // RFC 7143 6.3: the target answers each C=1 PDU with an empty response and waits for the rest
             return new LoginStep(response(req, move.answer(false), 0, LoginStatus.SUCCESS, new byte[0]),
                     LoginStep.State.CONTINUE, null, null);
         }
-        TextKeys keys = decode();
+        TextKeys keys = pending.take();
         negotiation.check(keys, stage);
         List<TextKey> answers = new ArrayList<>();
         if (auth == null) {
@@ -197,15 +189,6 @@ final class TargetLoginMachine implements TargetLogin {
         }
     }
 
-    private TextKeys decode() throws LoginFailure {
-        byte[] text = pending.toByteArray();
-        pending.reset();
-        try {
-            return TextKeys.decode(text);
-        } catch (IscsiProtocolException e) {
-            throw new LoginFailure(LoginStatus.INITIATOR_ERROR, e.getMessage());
-        }
-    }
 
     private static byte[] encode(List<TextKey> answers) {
         return new TextKeys(answers).encode();

@@ -19,6 +19,13 @@ class LoginRoundTripTest {
         return run(InitiatorLogins.create(p), TargetLogins.create(policy, PORTAL));
     }
 
+    /** LIO of the captures with CHAP set on its target. */
+    private static TestPolicy chap(ChapSecrets secrets) {
+        TestPolicy policy = TestPolicy.lio();
+        policy.chap.put(LoginCaptures.TARGET, secrets);
+        return policy;
+    }
+
     private static void assertSameParams(Logins.Run r) {
         assertEquals(LoginStep.State.FULL_FEATURE, r.target().state(), r.target().failure());
         assertEquals(LoginStep.State.FULL_FEATURE, r.initiator().state(), r.initiator().failure());
@@ -52,8 +59,7 @@ class LoginRoundTripTest {
 
     @Test
     void chapLoginGoesThroughTheSecurityStage() {
-        TestPolicy policy = TestPolicy.lio();
-        policy.chap.put(LoginCaptures.TARGET, new ChapSecrets("alice", "s3cret-pass"));
+        TestPolicy policy = chap(new ChapSecrets("alice", "s3cret-pass"));
         Logins.Run r = login(policy, NORMAL.withChap(new ChapSecrets("alice", "s3cret-pass")));
         assertSameParams(r);
         // AuthMethod, CHAP_A, CHAP_N/CHAP_R, then the operational stage
@@ -81,8 +87,7 @@ class LoginRoundTripTest {
 
     @Test
     void wrongPasswordIsAnAuthenticationFailureOnBothSides() {
-        TestPolicy policy = TestPolicy.lio();
-        policy.chap.put(LoginCaptures.TARGET, new ChapSecrets("alice", "s3cret-pass"));
+        TestPolicy policy = chap(new ChapSecrets("alice", "s3cret-pass"));
         Logins.Run r = login(policy, NORMAL.withChap(new ChapSecrets("alice", "wrong-pass")));
         Logins.assertRefused(LoginStatus.AUTHENTICATION_FAILURE, r.target());
         assertEquals(LoginStep.State.FAILED, r.initiator().state());
@@ -91,16 +96,14 @@ class LoginRoundTripTest {
 
     @Test
     void wrongUserIsAnAuthenticationFailure() {
-        TestPolicy policy = TestPolicy.lio();
-        policy.chap.put(LoginCaptures.TARGET, new ChapSecrets("alice", "s3cret-pass"));
+        TestPolicy policy = chap(new ChapSecrets("alice", "s3cret-pass"));
         Logins.Run r = login(policy, NORMAL.withChap(new ChapSecrets("mallory", "s3cret-pass")));
         Logins.assertRefused(LoginStatus.AUTHENTICATION_FAILURE, r.target());
     }
 
     @Test
     void noChapToATargetThatRequiresItIsRefused() {
-        TestPolicy policy = TestPolicy.lio();
-        policy.chap.put(LoginCaptures.TARGET, new ChapSecrets("alice", "s3cret-pass"));
+        TestPolicy policy = chap(new ChapSecrets("alice", "s3cret-pass"));
         Logins.Run r = login(policy, NORMAL);
         Logins.assertRefused(LoginStatus.AUTHENTICATION_FAILURE, r.target());
         assertEquals(1, r.requests());
@@ -108,8 +111,7 @@ class LoginRoundTripTest {
 
     @Test
     void initiatorRefusesATargetThatFailsMutualChap() {
-        TestPolicy policy = TestPolicy.lio();
-        policy.chap.put(LoginCaptures.TARGET, new ChapSecrets("alice", "s3cret-pass", "target-bob", "forged"));
+        TestPolicy policy = chap(new ChapSecrets("alice", "s3cret-pass", "target-bob", "forged"));
         Logins.Run r = login(policy, NORMAL.withChap(
                 new ChapSecrets("alice", "s3cret-pass", "target-bob", "other-secret")));
         assertEquals(LoginStep.State.CONTINUE, r.target().state());
@@ -119,8 +121,7 @@ class LoginRoundTripTest {
 
     @Test
     void mutualChapToATargetWithoutAMutualSecretIsRefused() {
-        TestPolicy policy = TestPolicy.lio();
-        policy.chap.put(LoginCaptures.TARGET, new ChapSecrets("alice", "s3cret-pass"));
+        TestPolicy policy = chap(new ChapSecrets("alice", "s3cret-pass"));
         Logins.Run r = login(policy, NORMAL.withChap(
                 new ChapSecrets("alice", "s3cret-pass", "target-bob", "other-secret")));
         Logins.assertRefused(LoginStatus.AUTHENTICATION_FAILURE, r.target());

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.jrdma.ulp.iser.pdu.InitiatorSn;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
 import org.jrdma.ulp.iser.pdu.LoginRequest;
@@ -95,6 +96,19 @@ class TargetLoginRefusalTest {
         byte[] data = "InitiatorName=iqn.x".getBytes(StandardCharsets.US_ASCII);
         assertRefused(LoginStatus.INITIATOR_ERROR,
                 target(TestPolicy.lio(), request(new LoginStages(true, false, OP, FFP), 0, 0, data)));
+    }
+
+    @Test
+    void endlessContinuedTextIs0200() {
+        TargetLogin login = TargetLogins.create(TestPolicy.lio(), Logins.PORTAL);
+        byte[] chunk = new byte[8192];
+        Arrays.fill(chunk, (byte) 'a');
+        LoginStep step = null;
+        for (int i = 0; i < 9 && (step == null || step.state() == LoginStep.State.CONTINUE); i++) {
+            step = login.onRequest(request(new LoginStages(false, true, OP, OP), 0, 0, chunk));
+        }
+        assertRefused(LoginStatus.INITIATOR_ERROR, step);
+        assertEquals(true, step.failure().contains("65536"), step.failure());
     }
 
     @Test
