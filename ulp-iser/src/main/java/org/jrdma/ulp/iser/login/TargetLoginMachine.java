@@ -71,6 +71,9 @@ final class TargetLoginMachine implements TargetLogin {
             return handle(req, pdu.data());
         } catch (LoginFailure f) {
             return failed(req, f);
+        } catch (RuntimeException e) {
+            // the policy is the configuration's code: its failure is the target's error, not a thrown handler
+            return failed(req, new LoginFailure(LoginStatus.TARGET_ERROR, "target configuration: " + e));
         }
     }
 
@@ -135,7 +138,7 @@ final class TargetLoginMachine implements TargetLogin {
 
     /** The first request's names: who, to what, allowed or not (LIO {@code iscsi_target_locate_portal}). */
     private void admit(TextKeys keys) throws LoginFailure {
-        String initiator = keys.get(LoginKey.INITIATOR_NAME.key()).orElseThrow(
+        String initiator = keys.get(LoginKey.INITIATOR_NAME.key()).filter(n -> !n.isEmpty()).orElseThrow(
                 () -> new LoginFailure(LoginStatus.MISSING_PARAMETER, "no InitiatorName"));
         String type = keys.get(LoginKey.SESSION_TYPE.key()).orElse("Normal");
         if (type.equals("Discovery")) {
@@ -146,7 +149,7 @@ final class TargetLoginMachine implements TargetLogin {
         if (!type.equals("Normal")) {
             throw new LoginFailure(LoginStatus.SESSION_TYPE_NOT_SUPPORTED, "SessionType=" + type);
         }
-        String target = keys.get(LoginKey.TARGET_NAME.key()).orElseThrow(
+        String target = keys.get(LoginKey.TARGET_NAME.key()).filter(n -> !n.isEmpty()).orElseThrow(
                 () -> new LoginFailure(LoginStatus.MISSING_PARAMETER, "no TargetName in a Normal session"));
         tpgt = policy.portalGroupTag(target).orElseThrow(() -> new LoginFailure(LoginStatus.TARGET_NOT_FOUND,
                 "no target " + target + " on " + portal));
@@ -156,12 +159,16 @@ final class TargetLoginMachine implements TargetLogin {
         auth = new TargetAuth(policy.chapSecrets(initiator, target));
     }
 
-    private LoginStep fullFeature(LoginRequest req, LoginTransition move, List<TextKey> answers) {
+    private LoginStep fullFeature(LoginRequest req, LoginTransition move, List<TextKey> answers)
+            throws LoginFailure {
         String target = negotiation.peerValue(LoginKey.TARGET_NAME).orElse(null);
         Optional<String> alias = policy.targetAlias(target);
         alias.ifPresent(a -> answers.add(new TextKey(LoginKey.TARGET_ALIAS.key(), a)));
         declare(answers);
         int tsih = policy.allocateTsih();
+        if (tsih == 0 || tsih > 0xffff) {
+            throw new LoginFailure(LoginStatus.OUT_OF_RESOURCES, "no TSIH left (got " + tsih + ")");
+        }
         int sn = statSn;
         LoginIdentity id = new LoginIdentity(
                 negotiation.discovery() ? SessionType.DISCOVERY : SessionType.NORMAL,

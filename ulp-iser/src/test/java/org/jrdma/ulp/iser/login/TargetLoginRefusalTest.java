@@ -38,6 +38,33 @@ class TargetLoginRefusalTest {
     }
 
     @Test
+    void emptyNamesAreMissing() {
+        assertRefused(LoginStatus.MISSING_PARAMETER, target(TestPolicy.lio(), request(OP, FFP,
+                "InitiatorName", "", "TargetName", LoginCaptures.TARGET)));
+        assertRefused(LoginStatus.MISSING_PARAMETER, target(TestPolicy.lio(), request(OP, FFP,
+                "InitiatorName", LoginCaptures.INITIATOR, "TargetName", "")));
+    }
+
+    @Test
+    void noTsihLeftIs0302() {
+        TestPolicy policy = TestPolicy.lio();
+        policy.nextTsih = 0;
+        assertRefused(LoginStatus.OUT_OF_RESOURCES, target(policy, request(OP, FFP, normal())));
+    }
+
+    @Test
+    void aFailingConfigurationIs0300NotAnException() {
+        TestPolicy policy = new TestPolicy() {
+            @Override
+            public boolean allows(String initiatorName, String targetName) {
+                throw new IllegalStateException("ACL store gone");
+            }
+        };
+        policy.targets.put(LoginCaptures.TARGET, 1);
+        assertRefused(LoginStatus.TARGET_ERROR, target(policy, request(OP, FFP, normal())));
+    }
+
+    @Test
     void unknownTargetIs0203() {
         assertRefused(LoginStatus.TARGET_NOT_FOUND, target(TestPolicy.lio(), request(OP, FFP,
                 "InitiatorName", LoginCaptures.INITIATOR, "TargetName", "iqn.2003-01.org.example:nope")));
