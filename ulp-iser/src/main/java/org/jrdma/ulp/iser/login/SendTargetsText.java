@@ -64,12 +64,13 @@ public final class SendTargetsText {
 
     /**
      * The target's side for one discovery session: answers a SendTargets request (All, or one target by name),
-     * and the follow-up requests for the pieces of a long answer.
+     * and the follow-up requests for the pieces of a long answer; a request split over C=1 PDUs is joined first.
      */
     public static final class Responder {
         private final TargetLoginPolicy policy;
         private final String initiatorName;
         private final int maxRecv;
+        private final ByteArrayOutputStream asked = new ByteArrayOutputStream();
         private byte[] rest;
         private int ttt;
         private int nextTtt = 1;
@@ -94,13 +95,20 @@ public final class SendTargetsText {
                 return piece(req, sn);
             }
             rest = null;
-            if (req.cont()) {
-                throw new IscsiProtocolException(RejectReason.PROTOCOL_ERROR,
-                        "a SendTargets request split over PDUs (C=1) is not supported");
+            if (asked.size() + request.data().length > ContinuedText.MAX_LOGIN_TEXT) {
+                asked.reset();
+                throw new IscsiProtocolException(RejectReason.PROTOCOL_ERROR, "Text Request keys over "
+                        + ContinuedText.MAX_LOGIN_TEXT + " bytes");
             }
-            TextKeys keys = TextKeys.decode(request.data());
-            rest = answer(keys).encode();
+            asked.writeBytes(request.data());
             ttt = nextTtt++ & 0x7fffffff;
+            if (req.cont()) {
+                // RFC 7143 11.10.2: each C=1 part is answered with an empty response; the rest comes next
+                return new IscsiPdu(new TextResponse(false, false, 0, req.itt(), ttt, sn), new byte[0]);
+            }
+            byte[] whole = asked.toByteArray();
+            asked.reset();
+            rest = answer(TextKeys.decode(whole)).encode();
             return piece(req, sn);
         }
 

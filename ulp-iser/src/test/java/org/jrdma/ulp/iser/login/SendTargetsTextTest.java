@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.jrdma.ulp.iser.pdu.InitiatorSn;
@@ -117,9 +118,31 @@ class SendTargetsTextTest {
                 "TargetAddress=192.0.2.11:3260,1\0".getBytes(StandardCharsets.US_ASCII)));
         assertThrows(IscsiProtocolException.class, () -> SendTargetsText.parse(
                 "TargetName\0".getBytes(StandardCharsets.US_ASCII)));
-        IscsiPdu split = new IscsiPdu(new TextRequest(false, false, true, 0, 5, Reject.RESERVED_TAG,
-                new InitiatorSn(1, 1)), TextKeys.of("SendTargets", "All").encode());
-        assertThrows(IscsiProtocolException.class, () -> new SendTargetsText.Responder(TestPolicy.lio(),
-                LoginCaptures.INITIATOR, 8192).onRequest(split, new TargetSn(1, 2, 2)));
+        IscsiPdu huge = new IscsiPdu(new TextRequest(false, false, true, 0, 5, Reject.RESERVED_TAG,
+                new InitiatorSn(1, 1)), new byte[40000]);
+        SendTargetsText.Responder r = new SendTargetsText.Responder(TestPolicy.lio(), LoginCaptures.INITIATOR,
+                8192);
+        assertThrows(IscsiProtocolException.class, () -> {
+            r.onRequest(huge, new TargetSn(1, 2, 2));
+            r.onRequest(huge, new TargetSn(2, 2, 2));
+        });
+    }
+
+    @Test
+    void requestSplitOverContinuedPdusIsJoined() throws Exception {
+        byte[] keys = TextKeys.of("SendTargets", "All").encode();
+        SendTargetsText.Responder r = new SendTargetsText.Responder(TestPolicy.lio(), LoginCaptures.INITIATOR,
+                8192);
+        IscsiPdu part1 = new IscsiPdu(new TextRequest(false, false, true, 0, 5, Reject.RESERVED_TAG,
+                new InitiatorSn(1, 1)), Arrays.copyOf(keys, 7));
+        IscsiPdu empty = r.onRequest(part1, new TargetSn(1, 2, 2));
+        TextResponse h = (TextResponse) empty.header();
+        assertEquals(0, empty.data().length);
+        assertTrue(!h.fin() && !h.cont() && h.ttt() != Reject.RESERVED_TAG);
+        IscsiPdu part2 = new IscsiPdu(new TextRequest(false, true, false, 0, 5, h.ttt(), new InitiatorSn(1, 2)),
+                Arrays.copyOfRange(keys, 7, keys.length));
+        IscsiPdu answer = r.onRequest(part2, new TargetSn(2, 2, 2));
+        assertEquals(List.of(LIO), SendTargetsText.parse(answer.data()));
+        assertTrue(((TextResponse) answer.header()).fin());
     }
 }
