@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jrdma.ulp.iser.conn.IserBuffer;
 import org.jrdma.ulp.iser.conn.IserTransportException;
+import org.jrdma.ulp.iser.login.SessionParams;
 import org.jrdma.ulp.iser.pdu.IserHeader;
 import org.jrdma.ulp.iser.pdu.IserPdu;
 import org.jrdma.ulp.iser.pdu.RejectReason;
@@ -114,6 +115,11 @@ final class ScsiTaskRunner {
         }
         if (unsolicited > 0 && (!cmd.write() || unsolicited > edtl)) {
             return "immediate data without W or past EDTL";
+        }
+        SessionParams p = session.params();
+        if (unsolicited > 0 && (!p.immediateData() || unsolicited > p.firstBurstLength())) {
+            return "immediate data of " + unsolicited + " bytes with ImmediateData=" + p.immediateData()
+                    + ", FirstBurstLength " + p.firstBurstLength();
         }
         if (cmd.write() && edtl > unsolicited && !iser.wsv()) {
             return "WRITE with solicited data but no write STag";
