@@ -176,6 +176,19 @@ class IserTargetRuntimeTest {
     }
 
     @Test
+    void anEdtlPastWhatTheTargetStagesIsAnInvalidCdbField() throws Exception {
+        try (ScriptedInitiator ini = new ScriptedInitiator(transport, TestDirectory.PORTAL)) {
+            ini.login();
+            IserBuffer in = ini.buffer(BLOCK);
+            ini.read(ScriptedInitiator.read10(0, 1), 32 << 20, in); // MemoryTransport's pool serves 16 MiB
+            IserPdu pdu = ini.next();
+            assertEquals(ScsiResponse.CHECK_CONDITION, ((ScsiResponse) pdu.pdu().header()).status());
+            assertEquals(0x05, pdu.pdu().data()[2 + 2], "ILLEGAL REQUEST");
+            assertEquals(0x24, pdu.pdu().data()[2 + 12], "INVALID FIELD IN CDB");
+        }
+    }
+
+    @Test
     void queueDepth128InFlightWithStatSnInSendOrder() throws Exception {
         int depth = 128;
         try (ScriptedInitiator ini = new ScriptedInitiator(transport, TestDirectory.PORTAL)) {
