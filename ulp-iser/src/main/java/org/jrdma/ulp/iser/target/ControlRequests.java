@@ -96,12 +96,10 @@ final class ControlRequests {
     private static void sendTargets(TargetConnection c, String value, List<TextKey> answer) {
         SessionParams p = c.session().params();
         String only = value.equals("All") ? null : value.isEmpty() ? p.targetName() : value;
-        for (SendTarget t : c.runtime().directory().sendTargets(p.initiatorName(), c.connection().localAddress())) {
-            if (only == null || only.equals(t.targetName())) {
-                answer.add(new TextKey("TargetName", t.targetName()));
-                t.targetAddresses().forEach(a -> answer.add(new TextKey("TargetAddress", a)));
-            }
-        }
+        List<SendTarget> targets = c.runtime().directory().sendTargets(p.initiatorName(),
+                c.connection().localAddress()).stream().filter(t -> only == null || only.equals(t.targetName()))
+                .toList();
+        DirectoryLoginPolicy.pairs(targets).forEach(kv -> answer.add(new TextKey(kv[0], kv[1])));
     }
 
     /**

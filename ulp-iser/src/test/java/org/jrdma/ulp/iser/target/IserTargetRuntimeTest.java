@@ -74,6 +74,12 @@ class IserTargetRuntimeTest {
             assertEquals(1, runtime.counters().get(TargetCounter.LOGINS_FAILED));
             assertTrue(runtime.sessions().isEmpty());
         }
+        try (ScriptedInitiator ini = new ScriptedInitiator(transport, TestDirectory.PORTAL)) {
+            LoginResponse rsp = ini.login("iqn.2026-12.org.jrdma:denied", ScriptedInitiator.TARGET, 2, 0);
+            assertEquals(LoginStatus.AUTHORIZATION_FAILURE, rsp.status(), "the portal group's ACL");
+            ini.awaitDisconnect();
+            assertEquals(2, runtime.counters().get(TargetCounter.LOGINS_FAILED));
+        }
     }
 
     @Test
