@@ -1,6 +1,5 @@
 package org.jrdma.ulp.iser.login;
 
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -9,7 +8,6 @@ import java.util.Map;
 import org.jrdma.ulp.iser.login.SessionParams.SessionType;
 import org.jrdma.ulp.iser.pdu.InitiatorSn;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
-import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
 import org.jrdma.ulp.iser.pdu.LoginRequest;
 import org.jrdma.ulp.iser.pdu.LoginResponse;
 import org.jrdma.ulp.iser.pdu.LoginStage;
@@ -28,7 +26,7 @@ final class InitiatorLoginMachine implements InitiatorLogin {
     private final Negotiation negotiation;
     private final InitiatorAuth auth;
     private final Map<LoginKey, String> offered = new LinkedHashMap<>();
-    private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+    private final ContinuedText pending = new ContinuedText();
     private LoginStage stage;
     private int expStatSn;
     private boolean over;
@@ -96,11 +94,11 @@ final class InitiatorLoginMachine implements InitiatorLogin {
                     + Long.toHexString(rsp.isid()) + "/" + rsp.stages().csg() + ", not " + stage);
         }
         expStatSn = rsp.sn().statSn() + 1;
-        pending.writeBytes(data);
+        pending.append(data);
         if (rsp.stages().cont()) {
             return next(request(false, stage, List.of()));
         }
-        TextKeys keys = decode();
+        TextKeys keys = pending.take();
         negotiation.check(keys, stage);
         List<TextKey> out = new ArrayList<>();
         if (stage == LoginStage.SECURITY_NEGOTIATION) {
@@ -155,15 +153,6 @@ final class InitiatorLoginMachine implements InitiatorLogin {
         return new LoginStep(null, LoginStep.State.FULL_FEATURE, id.params(negotiation), null);
     }
 
-    private TextKeys decode() throws LoginFailure {
-        byte[] text = pending.toByteArray();
-        pending.reset();
-        try {
-            return TextKeys.decode(text);
-        } catch (IscsiProtocolException e) {
-            throw new LoginFailure(LoginStatus.INITIATOR_ERROR, "target's keys: " + e.getMessage());
-        }
-    }
 
     private static LoginStep next(IscsiPdu req) {
         return new LoginStep(req, LoginStep.State.CONTINUE, null, null);

@@ -2,6 +2,7 @@ package org.jrdma.ulp.iser.login;
 
 import java.util.Arrays;
 import java.util.List;
+import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
 import org.jrdma.ulp.iser.pdu.TextValue;
 
 /**
@@ -73,7 +74,7 @@ record KeyAnswer(String result, String reply) {
         try {
             long v = TextValue.numeric(key.key(), value);
             return v >= key.min() && v <= key.max() ? v : -1;
-        } catch (org.jrdma.ulp.iser.pdu.IscsiProtocolException e) {
+        } catch (IscsiProtocolException e) {
             return -1;
         }
     }

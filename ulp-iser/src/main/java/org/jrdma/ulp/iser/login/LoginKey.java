@@ -5,11 +5,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.jrdma.ulp.iser.pdu.LoginStage;
 
 /**
  * The login and text keys as data (RFC 7143 section 13, RFC 7145 section 6, RFC 7143 section 12.1.3 for CHAP):
  * per key its result rule, scope, the stage it may be sent in, who may send it, leading-only, the RFC default,
- * the admissible numeric range, and when it is Irrelevant. Obsolete RFC 3720 marker keys that open-iscsi still
+ * the admissible numeric range, and when it is Irrelevant. Keys not in the table (X- vendor keys included) are
+ * answered NotUnderstood (RFC 7143 section 6.2). Obsolete RFC 3720 marker keys that open-iscsi still
  * offers (IFMarker, OFMarker) are rows too: LIO answers them No, so do we.
  */
 enum LoginKey {
@@ -71,6 +73,8 @@ enum LoginKey {
             Stage.OPERATIONAL, Sender.BOTH, false, "8192", 512, 16777215, Irrelevant.NOT_RDMA),
     TARGET_RECV_DATA_SEGMENT_LENGTH("TargetRecvDataSegmentLength", KeyRule.MIN, Scope.CONNECTION,
             Stage.OPERATIONAL, Sender.BOTH, false, "8192", 512, 16777215, Irrelevant.NOT_RDMA),
+    // RFC 7145 6.6 has each side declare its own limit; settled as the smaller non-zero limit and echoed, which
+    // an RFC peer reads as our declaration (a limit no larger than its own, so still safe for both directions)
     MAX_OUTSTANDING_UNEXPECTED_PDUS("MaxOutstandingUnexpectedPDUs", KeyRule.MIN_ZERO_UNLIMITED, Scope.SESSION,
             Stage.OPERATIONAL, Sender.BOTH, true, "0", 0, 0xffffffffL, Irrelevant.NOT_RDMA),
     CHAP_A("CHAP_A", KeyRule.CHAP, Scope.CONNECTION, Stage.SECURITY, Sender.BOTH, false, null, 0, 0,
@@ -135,11 +139,6 @@ enum LoginKey {
         return Optional.ofNullable(BY_NAME.get(name));
     }
 
-    /** X- (and X#) keys are vendor extensions: answered NotUnderstood unless known (RFC 7143 section 13.13). */
-    static boolean isVendor(String name) {
-        return name.startsWith("X-") || name.startsWith("X#");
-    }
-
     String key() {
         return key;
     }
@@ -199,11 +198,11 @@ enum LoginKey {
     }
 
     /** Whether the key may appear in a login PDU of {@code csg}. */
-    boolean allowedIn(org.jrdma.ulp.iser.pdu.LoginStage csg) {
+    boolean allowedIn(LoginStage csg) {
         return switch (stage) {
             case ANY -> true;
-            case SECURITY -> csg == org.jrdma.ulp.iser.pdu.LoginStage.SECURITY_NEGOTIATION;
-            case OPERATIONAL -> csg == org.jrdma.ulp.iser.pdu.LoginStage.LOGIN_OPERATIONAL_NEGOTIATION;
+            case SECURITY -> csg == LoginStage.SECURITY_NEGOTIATION;
+            case OPERATIONAL -> csg == LoginStage.LOGIN_OPERATIONAL_NEGOTIATION;
             case FULL_FEATURE -> false;
         };
     }

@@ -133,12 +133,12 @@ final class Negotiation {
         if (TextValue.special(offer).isPresent()) {
             return null; // the peer answers NotUnderstood/Irrelevant/Reject to nothing we offered: keep defaults
         }
+        if (key.irrelevantFor(discovery(), rdma())) {
+            return KeyAnswer.IRRELEVANT;
+        }
         if (key.rule() == KeyRule.DECLARATIVE) {
             peerDeclared.put(key, offer);
             return null;
-        }
-        if (key.irrelevantFor(discovery(), rdma())) {
-            return KeyAnswer.IRRELEVANT;
         }
         KeyAnswer a = KeyAnswer.accept(key, offer, ours(key));
         if (a.result() != null) {

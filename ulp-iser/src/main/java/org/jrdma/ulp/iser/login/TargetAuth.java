@@ -1,5 +1,6 @@
 package org.jrdma.ulp.iser.login;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.jrdma.ulp.iser.pdu.LoginStatus;
@@ -99,7 +100,7 @@ final class TargetAuth {
         if (!s.mutual()) {
             throw new LoginFailure(LoginStatus.AUTHENTICATION_FAILURE, "mutual CHAP asked, no mutual secret set");
         }
-        if (java.util.Arrays.equals(ch, challenge)) {
+        if (Arrays.equals(ch, challenge)) {
             // RFC 7143 12.1.3: a reflected challenge is an attack on the other direction
             throw new LoginFailure(LoginStatus.AUTHENTICATION_FAILURE, "mutual CHAP_C repeats the target's challenge");
         }

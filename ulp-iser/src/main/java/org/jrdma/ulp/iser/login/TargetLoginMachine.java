@@ -1,6 +1,5 @@
 package org.jrdma.ulp.iser.login;
 
-import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -9,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import org.jrdma.ulp.iser.login.SessionParams.SessionType;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
-import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
 import org.jrdma.ulp.iser.pdu.LoginRequest;
 import org.jrdma.ulp.iser.pdu.LoginResponse;
 import org.jrdma.ulp.iser.pdu.LoginStage;
@@ -26,13 +24,10 @@ import org.jrdma.ulp.iser.pdu.TextKeys;
  * {@link LoginTransition}, and ends at FULL_FEATURE with the session parameters or FAILED with a status.
  */
 final class TargetLoginMachine implements TargetLogin {
-    /** The most login text one sequence of C=1 PDUs may add up to (LIO: MAX_KEY_VALUE_PAIRS-sized buffers). */
-    static final int MAX_LOGIN_TEXT = 65536;
-
     private final TargetLoginPolicy policy;
     private final InetSocketAddress portal;
     private final Negotiation negotiation;
-    private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+    private final ContinuedText pending = new ContinuedText();
     private LoginRequest first;
     private LoginStage stage;
     private TargetAuth auth;
@@ -76,12 +71,14 @@ final class TargetLoginMachine implements TargetLogin {
             return handle(req, pdu.data());
         } catch (LoginFailure f) {
             return failed(req, f);
+        } catch (RuntimeException e) {
+            // the policy is the configuration's code: its failure is the target's error, not a thrown handler
+            return failed(req, new LoginFailure(LoginStatus.TARGET_ERROR, "target configuration: " + e));
         }
     }
 
     private LoginStep handle(LoginRequest req, byte[] data) throws LoginFailure {
-        boolean isFirst = first == null;
-        if (isFirst) {
+        if (first == null) {
             firstRequest(req);
         } else if (req.isid() != first.isid() || req.tsih() != first.tsih()) {
             throw new LoginFailure(LoginStatus.INITIATOR_ERROR, "ISID/TSIH changed during the login");
@@ -92,19 +89,16 @@ final class TargetLoginMachine implements TargetLogin {
             throw new LoginFailure(LoginStatus.INITIATOR_ERROR, "CSG " + move.csg() + " while in " + stage);
         }
         stage = move.csg();
-        if (pending.size() + data.length > MAX_LOGIN_TEXT) {
-            throw new LoginFailure(LoginStatus.INITIATOR_ERROR, "login text over " + MAX_LOGIN_TEXT + " bytes");
-        }
-        pending.writeBytes(data);
+        pending.append(data);
         if (req.stages().cont()) {
             // RFC 7143 6.3: the target answers each C=1 PDU with an empty response and waits for the rest
             return new LoginStep(response(req, move.answer(false), 0, LoginStatus.SUCCESS, new byte[0]),
                     LoginStep.State.CONTINUE, null, null);
         }
-        TextKeys keys = decode();
+        TextKeys keys = pending.take();
         negotiation.check(keys, stage);
         List<TextKey> answers = new ArrayList<>();
-        if (isFirst) {
+        if (auth == null) {
             admit(keys);
             answers.add(new TextKey(LoginKey.TARGET_PORTAL_GROUP_TAG.key(), Integer.toString(tpgt)));
         }
@@ -144,7 +138,7 @@ final class TargetLoginMachine implements TargetLogin {
 
     /** The first request's names: who, to what, allowed or not (LIO {@code iscsi_target_locate_portal}). */
     private void admit(TextKeys keys) throws LoginFailure {
-        String initiator = keys.get(LoginKey.INITIATOR_NAME.key()).orElseThrow(
+        String initiator = keys.get(LoginKey.INITIATOR_NAME.key()).filter(n -> !n.isEmpty()).orElseThrow(
                 () -> new LoginFailure(LoginStatus.MISSING_PARAMETER, "no InitiatorName"));
         String type = keys.get(LoginKey.SESSION_TYPE.key()).orElse("Normal");
         if (type.equals("Discovery")) {
@@ -155,7 +149,7 @@ final class TargetLoginMachine implements TargetLogin {
         if (!type.equals("Normal")) {
             throw new LoginFailure(LoginStatus.SESSION_TYPE_NOT_SUPPORTED, "SessionType=" + type);
         }
-        String target = keys.get(LoginKey.TARGET_NAME.key()).orElseThrow(
+        String target = keys.get(LoginKey.TARGET_NAME.key()).filter(n -> !n.isEmpty()).orElseThrow(
                 () -> new LoginFailure(LoginStatus.MISSING_PARAMETER, "no TargetName in a Normal session"));
         tpgt = policy.portalGroupTag(target).orElseThrow(() -> new LoginFailure(LoginStatus.TARGET_NOT_FOUND,
                 "no target " + target + " on " + portal));
@@ -165,12 +159,16 @@ final class TargetLoginMachine implements TargetLogin {
         auth = new TargetAuth(policy.chapSecrets(initiator, target));
     }
 
-    private LoginStep fullFeature(LoginRequest req, LoginTransition move, List<TextKey> answers) {
+    private LoginStep fullFeature(LoginRequest req, LoginTransition move, List<TextKey> answers)
+            throws LoginFailure {
         String target = negotiation.peerValue(LoginKey.TARGET_NAME).orElse(null);
         Optional<String> alias = policy.targetAlias(target);
         alias.ifPresent(a -> answers.add(new TextKey(LoginKey.TARGET_ALIAS.key(), a)));
         declare(answers);
         int tsih = policy.allocateTsih();
+        if (tsih == 0 || tsih > 0xffff) {
+            throw new LoginFailure(LoginStatus.OUT_OF_RESOURCES, "no TSIH left (got " + tsih + ")");
+        }
         int sn = statSn;
         LoginIdentity id = new LoginIdentity(
                 negotiation.discovery() ? SessionType.DISCOVERY : SessionType.NORMAL,
@@ -198,15 +196,6 @@ final class TargetLoginMachine implements TargetLogin {
         }
     }
 
-    private TextKeys decode() throws LoginFailure {
-        byte[] text = pending.toByteArray();
-        pending.reset();
-        try {
-            return TextKeys.decode(text);
-        } catch (IscsiProtocolException e) {
-            throw new LoginFailure(LoginStatus.INITIATOR_ERROR, e.getMessage());
-        }
-    }
 
     private static byte[] encode(List<TextKey> answers) {
         return new TextKeys(answers).encode();

@@ -80,12 +80,18 @@ class LoginCaptureTest {
         assertArrayEquals(captured.data(), ours.data());
     }
 
+    /** Our initiator's step after LIO's response at {@code frame} of {@code capture}. */
+    private static LoginStep afterLio(SessionType type, String capture, int frame) throws Exception {
+        InitiatorLogin login = InitiatorLogins.create(openIscsi(type));
+        login.start();
+        LoginStep step = login.onResponse(pdu(capture, frame));
+        assertEquals(LoginStep.State.FULL_FEATURE, step.state(), step.failure());
+        return step;
+    }
+
     @Test
     void initiatorTakesLiosAnswers() throws Exception {
-        InitiatorLogin login = InitiatorLogins.create(openIscsi(SessionType.NORMAL));
-        login.start();
-        LoginStep step = login.onResponse(pdu("iser_session", 6));
-        assertEquals(LoginStep.State.FULL_FEATURE, step.state(), step.failure());
+        LoginStep step = afterLio(SessionType.NORMAL, "iser_session", 6);
         assertNull(step.reply());
         SessionParams s = step.params();
         assertEquals(1, s.tsih());
@@ -108,10 +114,7 @@ class LoginCaptureTest {
 
     @Test
     void initiatorTakesLiosDiscoveryAnswers() throws Exception {
-        InitiatorLogin login = InitiatorLogins.create(openIscsi(SessionType.DISCOVERY));
-        login.start();
-        LoginStep step = login.onResponse(pdu("iser_discovery", 6));
-        assertEquals(LoginStep.State.FULL_FEATURE, step.state(), step.failure());
+        LoginStep step = afterLio(SessionType.DISCOVERY, "iser_discovery", 6);
         assertEquals(SessionType.DISCOVERY, step.params().sessionType());
         assertEquals(262144, step.params().targetRecvDataSegmentLength());
     }

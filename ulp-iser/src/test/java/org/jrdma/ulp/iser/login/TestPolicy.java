@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** A target configuration for login tests: targets with their TPGT, ACLs, CHAP secrets, LIO's alias. */
-final class TestPolicy implements TargetLoginPolicy {
+class TestPolicy implements TargetLoginPolicy {
     final Map<String, Integer> targets = new HashMap<>();
     final Set<String> acl = new HashSet<>();
     final Map<String, ChapSecrets> chap = new HashMap<>();
