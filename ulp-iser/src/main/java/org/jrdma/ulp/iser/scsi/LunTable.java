@@ -82,6 +82,9 @@ public final class LunTable implements ScsiExecutor {
         int number = decodeLun(task.lun());
         ScsiLun lun = number < 0 ? null : luns.get(number);
         ScsiOpcode op = null;
+        if (lun != null) {
+            lun.countCommand();
+        }
         try {
             op = lookup(cdb, lun);
             if (lun != null && lun.readOnly() && op.writesMedium) {
