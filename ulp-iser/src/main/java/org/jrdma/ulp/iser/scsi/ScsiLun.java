@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.LongAdder;
  * A backstore exported as a logical unit ({@code struct se_lun} + {@code se_device}'s t10_wwn): read-only or
  * not, with the identity VPD pages report - a unit serial derived stably from the backstore name (a name-based
  * UUID as targetcli's random one would be, without the randomness) and the NAA 6 designator built from it -
- * and its statistics (LIO's scsi_lu num_cmds, read/write bytes in configfs).
+ * and its statistics (LIO's scsi_lu num_cmds, read/write bytes in configfs). Keep one ScsiLun per exported
+ * LUN across {@link LunTable} snapshots so the counters accumulate.
  */
 public final class ScsiLun {
     /** LIO's IEEE company id (OpenFabrics, 00-14-05) used in its NAA designators. */
