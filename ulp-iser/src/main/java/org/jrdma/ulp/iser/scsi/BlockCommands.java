@@ -40,6 +40,7 @@ final class BlockCommands {
             c.lun.backstore().read(offset + whole, block);
             c.dataIn(room).position(whole).put(block.array(), 0, room - whole);
         }
+        c.lun.countRead(room);
         return produced;
     }
 
@@ -57,6 +58,7 @@ final class BlockCommands {
             if (cdb.fua()) {
                 c.lun.backstore().flush();
             }
+            c.lun.countWrite(bytes);
         }
         return 0;
     }
@@ -122,6 +124,7 @@ final class BlockCommands {
             long n = Math.min(blocksPerRun, blocks - at);
             store.write((lba + at) * bs, run.clear().limit((int) (n * bs)));
         }
+        c.lun.countWrite(blocks * bs);
         return 0;
     }
 

@@ -14,52 +14,31 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>Thread-safe for concurrent commands: segments and chunks are installed with compare-and-set, and commands
  * on disjoint byte ranges touch disjoint array elements (overlapping concurrent writes race as on any disk).
  */
-public final class RamdiskBackstore implements Backstore {
+public final class RamdiskBackstore extends AbstractBackstore {
     static final int CHUNK_SHIFT = 16;
     static final int CHUNK = 1 << CHUNK_SHIFT;
     private static final int SEGMENT_SHIFT = 10;
     private static final int SEGMENT = 1 << SEGMENT_SHIFT;
-    public static final int BLOCK_SIZE = 512;
-
-    private final String name;
     private final long size;
     private final AtomicReferenceArray<AtomicReferenceArray<byte[]>> segments;
     private volatile boolean closed;
 
     /** @param size bytes, rounded down to whole 512-byte blocks */
     public RamdiskBackstore(String name, long size) {
-        if (name == null || name.isEmpty()) {
-            throw new IllegalArgumentException("ramdisk needs a name");
-        }
-        long bytes = size / BLOCK_SIZE * BLOCK_SIZE;
+        super("ramdisk", name);
+        long bytes = wholeBlocks(size);
         long chunks = (bytes + CHUNK - 1) >>> CHUNK_SHIFT;
         long segmentCount = (chunks + SEGMENT - 1) >>> SEGMENT_SHIFT;
         if (bytes <= 0 || segmentCount > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("ramdisk " + name + ": size " + size + " out of range");
         }
-        this.name = name;
         this.size = bytes;
         this.segments = new AtomicReferenceArray<>((int) segmentCount);
     }
 
     @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String plugin() {
-        return "ramdisk";
-    }
-
-    @Override
     public long size() {
         return size;
-    }
-
-    @Override
-    public int blockSize() {
-        return BLOCK_SIZE;
     }
 
     /** How many 64 KiB chunks hold data (for tests and statistics). */
@@ -168,10 +147,8 @@ public final class RamdiskBackstore implements Backstore {
 
     private void check(long offset, long length) throws IOException {
         if (closed) {
-            throw new IOException("ramdisk " + name + " is closed");
+            throw new IOException("ramdisk " + name() + " is closed");
         }
-        if (offset < 0 || length < 0 || offset > size - length) {
-            throw new IOException("ramdisk " + name + ": range " + offset + "+" + length + " beyond " + size);
-        }
+        checkRange(offset, length);
     }
 }

@@ -1,6 +1,7 @@
 package org.jrdma.ulp.iser.target;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.jrdma.ulp.iser.login.SessionParams;
 import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
@@ -41,19 +42,30 @@ final class ControlRequests {
 
     /**
      * SendTargets: {@code All} lists every target the initiator may see through this portal; a target name
-     * lists that one; empty (normal session only) lists the session's target. Other keys: NotUnderstood.
+     * lists that one; empty (normal session only) lists the session's target. Other keys: NotUnderstood. An
+     * answer longer than the initiator takes in one PDU goes in pieces (C=1 and a TTT; the initiator asks for
+     * each next piece with an empty Text Request carrying that TTT, RFC 7143 section 11.11.2).
      */
     static void text(TargetConnection c, IserPdu pdu) {
         TextRequest req = (TextRequest) pdu.pdu().header();
+        if (req.ttt() != Reject.RESERVED_TAG) {
+            TextRemainder rest = c.takeTextRemainder(req.ttt());
+            if (rest == null) {
+                c.reject(RejectReason.INVALID_PDU_FIELD, req);
+            } else {
+                sendPiece(c, req, rest.data());
+            }
+            return;
+        }
+        if (req.cont()) {
+            c.reject(RejectReason.CMD_NOT_SUPPORTED, req); // a request's keys over several PDUs
+            return;
+        }
         TextKeys keys;
         try {
             keys = TextKeys.decode(pdu.pdu().data());
         } catch (IscsiProtocolException e) {
             c.reject(e.reason(), req);
-            return;
-        }
-        if (req.cont()) {
-            c.reject(RejectReason.CMD_NOT_SUPPORTED, req); // a Text Request sequence over several PDUs
             return;
         }
         List<TextKey> answer = new ArrayList<>();
@@ -64,19 +76,30 @@ final class ControlRequests {
                 answer.add(new TextKey(k.key(), "NotUnderstood"));
             }
         }
-        byte[] data = new TextKeys(answer).encode();
-        c.sendStatus(sn -> new TextResponse(true, false, req.lun(), req.itt(), Reject.RESERVED_TAG, sn), data, 0);
+        sendPiece(c, req, new TextKeys(answer).encode());
+    }
+
+    /** What fits in one PDU of {@code data}; the rest is kept under a new TTT. */
+    private static void sendPiece(TargetConnection c, TextRequest req, byte[] data) {
+        int max = Math.min(c.session().params().initiatorRecvDataSegmentLength(),
+                c.connection().maxRecvDataSegmentLength());
+        boolean last = data.length <= max;
+        byte[] piece = last ? data : Arrays.copyOf(data, max);
+        int ttt = last ? Reject.RESERVED_TAG : c.keepTextRemainder(Arrays.copyOfRange(data, max, data.length));
+        c.sendStatus(sn -> new TextResponse(last, !last, req.lun(), req.itt(), ttt, sn), piece, 0);
+    }
+
+    /** The part of a Text Response not sent yet, and the TTT the initiator continues it with. */
+    record TextRemainder(int ttt, byte[] data) {
     }
 
     private static void sendTargets(TargetConnection c, String value, List<TextKey> answer) {
         SessionParams p = c.session().params();
         String only = value.equals("All") ? null : value.isEmpty() ? p.targetName() : value;
-        for (SendTarget t : c.runtime().directory().sendTargets(p.initiatorName(), c.connection().localAddress())) {
-            if (only == null || only.equals(t.targetName())) {
-                answer.add(new TextKey("TargetName", t.targetName()));
-                t.targetAddresses().forEach(a -> answer.add(new TextKey("TargetAddress", a)));
-            }
-        }
+        List<SendTarget> targets = c.runtime().directory().sendTargets(p.initiatorName(),
+                c.connection().localAddress()).stream().filter(t -> only == null || only.equals(t.targetName()))
+                .toList();
+        DirectoryLoginPolicy.pairs(targets).forEach(kv -> answer.add(new TextKey(kv[0], kv[1])));
     }
 
     /**

@@ -5,8 +5,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
 import org.jrdma.ulp.iser.conn.IserBuffer;
 import org.jrdma.ulp.iser.conn.IserTransportException;
+import org.jrdma.ulp.iser.login.SessionParams;
 import org.jrdma.ulp.iser.pdu.IserHeader;
 import org.jrdma.ulp.iser.pdu.IserPdu;
 import org.jrdma.ulp.iser.pdu.RejectReason;
@@ -24,8 +26,11 @@ import org.jrdma.ulp.iser.scsi.ScsiTask;
  * exactly once when the task ends, whichever way.
  */
 final class ScsiTaskRunner {
+    private static final Logger LOG = Logger.getLogger(ScsiTaskRunner.class.getName());
     private static final byte[] NO_DATA = new byte[0];
     private static final int SENSE_HARDWARE_ERROR = 0x04;
+    private static final int SENSE_ILLEGAL_REQUEST = 0x05;
+    private static final int ASC_INVALID_FIELD_IN_CDB = 0x24;
 
     private final TargetConnection conn;
     private final TargetSession session;
@@ -73,6 +78,7 @@ final class ScsiTaskRunner {
     void start() {
         String bad = transferError();
         if (bad != null) {
+            LOG.fine(() -> "iSER target: Reject " + cmd + ": " + bad);
             conn.reject(RejectReason.PROTOCOL_ERROR, cmd);
             return;
         }
@@ -81,11 +87,16 @@ final class ScsiTaskRunner {
             return;
         }
         int edtl = cmd.edtl();
+        if (edtl > conn.connection().buffers().maxLength()) {
+            // Past what the target can stage (VPD 0xb0 MAXIMUM TRANSFER LENGTH says as much): the CDB is refused.
+            respond(failure(ScsiResult.CHECK_CONDITION, SENSE_ILLEGAL_REQUEST, ASC_INVALID_FIELD_IN_CDB, 0));
+            return;
+        }
         if (edtl > 0) {
             try {
                 buffer = conn.connection().buffers().allocate(edtl);
             } catch (IserTransportException e) {
-                respond(failure(ScsiResult.TASK_SET_FULL, 0, 0, 0));
+                respond(failure(ScsiResult.TASK_SET_FULL, 0, 0, 0)); // the pool is exhausted for now: retry
                 return;
             }
         }
@@ -114,6 +125,11 @@ final class ScsiTaskRunner {
         }
         if (unsolicited > 0 && (!cmd.write() || unsolicited > edtl)) {
             return "immediate data without W or past EDTL";
+        }
+        SessionParams p = session.params();
+        if (unsolicited > 0 && (!p.immediateData() || unsolicited > p.firstBurstLength())) {
+            return "immediate data of " + unsolicited + " bytes with ImmediateData=" + p.immediateData()
+                    + ", FirstBurstLength " + p.firstBurstLength();
         }
         if (cmd.write() && edtl > unsolicited && !iser.wsv()) {
             return "WRITE with solicited data but no write STag";

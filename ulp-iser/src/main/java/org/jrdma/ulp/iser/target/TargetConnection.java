@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -29,8 +30,7 @@ import org.jrdma.ulp.iser.pdu.TargetSn;
 /**
  * One iSCSI connection of the target ({@code struct iscsit_conn} + {@code struct isert_conn}): the login phase
  * (each Login Request to the {@link TargetLogin}), then the full feature phase, where each received PDU goes by
- * opcode through the table of its session type; commands that carry a CmdSN pass the session's
- * {@link CmdSnWindow} first. Owns the connection's StatSN: status PDUs take the next one as they are posted,
+ * opcode through the table of its session type, after the session's {@link CmdSnWindow}. Owns the connection's StatSN: status PDUs take the next one as they are posted,
  * so StatSN increments in send order whatever order tasks end in.
  */
 final class TargetConnection implements IserConnectionHandler {
@@ -38,24 +38,21 @@ final class TargetConnection implements IserConnectionHandler {
     private static final byte[] NO_DATA = new byte[0];
     private static final int CMD_SN = 24;
 
-    /** How a full-feature PDU is handled: whether it passes the command window, and by what. */
-    private record Route(boolean ordered, Handler handler) {
-    }
-
+    /** How a full-feature PDU is handled, once the command window let it through. */
     @FunctionalInterface
     private interface Handler {
         void handle(TargetConnection c, IserPdu pdu);
     }
 
-    private static final Map<IscsiOpcode, Route> NORMAL = new EnumMap<>(IscsiOpcode.class);
-    private static final Map<IscsiOpcode, Route> DISCOVERY = new EnumMap<>(IscsiOpcode.class);
+    private static final Map<IscsiOpcode, Handler> NORMAL = new EnumMap<>(IscsiOpcode.class);
+    private static final Map<IscsiOpcode, Handler> DISCOVERY = new EnumMap<>(IscsiOpcode.class);
 
     static {
-        NORMAL.put(IscsiOpcode.SCSI_CMD, new Route(true, TargetConnection::onScsiCommand));
-        NORMAL.put(IscsiOpcode.SCSI_TMFUNC, new Route(true, TargetConnection::onTaskManagement));
-        NORMAL.put(IscsiOpcode.NOOP_OUT, new Route(true, ControlRequests::nopOut));
-        NORMAL.put(IscsiOpcode.TEXT, new Route(true, ControlRequests::text));
-        NORMAL.put(IscsiOpcode.LOGOUT, new Route(true, ControlRequests::logout));
+        NORMAL.put(IscsiOpcode.SCSI_CMD, TargetConnection::onScsiCommand);
+        NORMAL.put(IscsiOpcode.SCSI_TMFUNC, TargetConnection::onTaskManagement);
+        NORMAL.put(IscsiOpcode.NOOP_OUT, ControlRequests::nopOut);
+        NORMAL.put(IscsiOpcode.TEXT, ControlRequests::text);
+        NORMAL.put(IscsiOpcode.LOGOUT, ControlRequests::logout);
         DISCOVERY.put(IscsiOpcode.TEXT, NORMAL.get(IscsiOpcode.TEXT));
         DISCOVERY.put(IscsiOpcode.LOGOUT, NORMAL.get(IscsiOpcode.LOGOUT));
         // Everything else (Data-Out: iSER pulls write data by RDMA READ; SNACK: ERL 0; Login after login;
@@ -67,7 +64,9 @@ final class TargetConnection implements IserConnectionHandler {
     private final TargetLogin login;
     private final Object sendLock = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicInteger nextTtt = new AtomicInteger();
     private volatile TargetSession session;
+    private volatile ControlRequests.TextRemainder textRemainder;
     private int statSn;
 
     TargetConnection(IserTargetRuntime runtime, IserConnection conn, TargetLogin login) {
@@ -170,20 +169,17 @@ final class TargetConnection implements IserConnectionHandler {
 
     private void dispatch(IserPdu pdu) {
         TargetSession s = session;
-        Route route = (s.discovery() ? DISCOVERY : NORMAL).get(pdu.pdu().opcode());
-        if (route == null) {
+        Handler handler = (s.discovery() ? DISCOVERY : NORMAL).get(pdu.pdu().opcode());
+        if (handler == null) {
             reject(RejectReason.PROTOCOL_ERROR, pdu.pdu().header());
             return;
         }
-        if (!route.ordered()) {
-            route.handler().handle(this, pdu);
-            return;
-        }
+        // Every request an initiator may send in the full feature phase carries CmdSN at bytes 24..27.
         Bhs bhs = pdu.pdu().bhs();
         int cmdSn = ByteBuffer.wrap(bhs.toByteArray()).getInt(CMD_SN);
         CmdSnWindow.Admission a = s.window().admit(cmdSn, bhs.immediate(), () -> {
             if (!s.closed()) {
-                route.handler().handle(this, pdu);
+                handler.handle(this, pdu);
             }
         });
         if (a == CmdSnWindow.Admission.DROPPED) {
@@ -236,6 +232,23 @@ final class TargetConnection implements IserConnectionHandler {
     private void sendReject(RejectReason reason, byte[] data) {
         runtime.counters().increment(TargetCounter.REJECTS);
         sendStatus(sn -> new Reject(reason, sn, 0), data, 0);
+    }
+
+    /** Keeps the rest of a Text Response (one per connection, as the initiator has one text exchange at a time). */
+    int keepTextRemainder(byte[] rest) {
+        int ttt = nextTtt.incrementAndGet() & 0x7fffffff;
+        textRemainder = new ControlRequests.TextRemainder(ttt, rest);
+        return ttt;
+    }
+
+    /** The rest of a Text Response continued with {@code ttt}, or null. */
+    ControlRequests.TextRemainder takeTextRemainder(int ttt) {
+        ControlRequests.TextRemainder r = textRemainder;
+        if (r == null || r.ttt() != ttt) {
+            return null;
+        }
+        textRemainder = null;
+        return r;
     }
 
     /** Disconnects (rdma_disconnect); {@link #onDisconnected} follows. */

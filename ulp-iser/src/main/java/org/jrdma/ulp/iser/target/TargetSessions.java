@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jrdma.ulp.iser.login.SessionParams;
 
 /**
- * The runtime's sessions by TSIH ({@code iscsit_session} list of a TPG): TSIH allocation, a login joining a
- * session (its TSIH) or starting one, and ERL 0 session reinstatement: a new session with the ISID and
+ * The runtime's sessions by TSIH ({@code iscsit_session} list of a TPG): TSIH allocation, new sessions, and
+ * ERL 0 session reinstatement: a new session with the ISID and
  * InitiatorName of an existing one to the same target closes the old one (RFC 7143 section 6.3.5).
  */
 final class TargetSessions {
@@ -34,25 +34,23 @@ final class TargetSessions {
     }
 
     /**
-     * The session {@code c} now belongs to: the live one whose TSIH and ISID the login named, or a new one
-     * (closing those it reinstates). Null if the session it named closed meanwhile.
+     * The new session {@code c} starts, closing those it reinstates; null if its TSIH is taken (no login joins
+     * a live session: the login refuses a non-zero TSIH with MaxConnections=1) or it was closed meanwhile.
      */
     TargetSession attach(TargetConnection c, SessionParams p, PortalGroup group, int window) {
         List<TargetSession> replaced = new ArrayList<>();
-        TargetSession s;
+        TargetSession s = new TargetSession(p, group, window);
         synchronized (this) {
-            s = byTsih.get(p.tsih());
-            if (s == null || s.params().isid() != p.isid()
-                    || !Objects.equals(s.params().initiatorName(), p.initiatorName())) {
-                for (TargetSession old : byTsih.values()) {
-                    if (old.reinstatedBy(p)) {
-                        replaced.add(old);
-                        byTsih.remove(old.tsih(), old);
-                    }
-                }
-                s = new TargetSession(p, group, window);
-                byTsih.put(p.tsih(), s);
+            if (byTsih.containsKey(p.tsih())) {
+                return null;
             }
+            for (TargetSession old : byTsih.values()) {
+                if (old.reinstatedBy(p)) {
+                    replaced.add(old);
+                    byTsih.remove(old.tsih(), old);
+                }
+            }
+            byTsih.put(p.tsih(), s);
         }
         counters.add(TargetCounter.REINSTATEMENTS, replaced.size());
         replaced.forEach(TargetSession::close);

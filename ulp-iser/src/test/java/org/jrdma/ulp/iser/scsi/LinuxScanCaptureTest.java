@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
  * The exact CDBs Linux's SCSI scan and sd probe sent to LIO in {@code iser_session} (64 MiB ramdisk rd0 as LUN 0
  * of iqn.2003-01.org.linux-iscsi.rxepeer:iser, TPG 1), run through a LunTable with the same set-up, and our
  * answers compared with LIO's where they must agree for sd (capacity, mode pages, VPD layout, lengths and
- * hence residuals). Known differences, by design: the mode block descriptor counts blocks (LIO: last LBA), vendor JRDMA and revision, no ALUA/3PC in INQUIRY byte 5, a
- * name-derived unit serial, the ramdisk is thin (LBPME), REPORT SUPPORTED OPERATION CODES is implemented.
+ * hence residuals). Known differences, by design: the mode block descriptor counts blocks (LIO: last LBA),
+ * vendor JRDMA and revision, no ALUA/3PC in INQUIRY byte 5, a name-derived unit serial, the ramdisk is thin
+ * (LBPME), REPORT SUPPORTED OPERATION CODES is implemented.
  */
 class LinuxScanCaptureTest {
     private static final String TARGET = "iqn.2003-01.org.linux-iscsi.rxepeer:iser";

@@ -74,6 +74,12 @@ class IserTargetRuntimeTest {
             assertEquals(1, runtime.counters().get(TargetCounter.LOGINS_FAILED));
             assertTrue(runtime.sessions().isEmpty());
         }
+        try (ScriptedInitiator ini = new ScriptedInitiator(transport, TestDirectory.PORTAL)) {
+            LoginResponse rsp = ini.login("iqn.2026-12.org.jrdma:denied", ScriptedInitiator.TARGET, 2, 0);
+            assertEquals(LoginStatus.AUTHORIZATION_FAILURE, rsp.status(), "the portal group's ACL");
+            ini.awaitDisconnect();
+            assertEquals(2, runtime.counters().get(TargetCounter.LOGINS_FAILED));
+        }
     }
 
     @Test
@@ -172,6 +178,19 @@ class IserTargetRuntimeTest {
             assertEquals(0x21, data[2 + 12] & 0xff, "LOGICAL BLOCK ADDRESS OUT OF RANGE");
             assertTrue(r.underflow(), "no data moved");
             assertEquals(BLOCK, r.residual());
+        }
+    }
+
+    @Test
+    void anEdtlPastWhatTheTargetStagesIsAnInvalidCdbField() throws Exception {
+        try (ScriptedInitiator ini = new ScriptedInitiator(transport, TestDirectory.PORTAL)) {
+            ini.login();
+            IserBuffer in = ini.buffer(BLOCK);
+            ini.read(ScriptedInitiator.read10(0, 1), 32 << 20, in); // MemoryTransport's pool serves 16 MiB
+            IserPdu pdu = ini.next();
+            assertEquals(ScsiResponse.CHECK_CONDITION, ((ScsiResponse) pdu.pdu().header()).status());
+            assertEquals(0x05, pdu.pdu().data()[2 + 2], "ILLEGAL REQUEST");
+            assertEquals(0x24, pdu.pdu().data()[2 + 12], "INVALID FIELD IN CDB");
         }
     }
 

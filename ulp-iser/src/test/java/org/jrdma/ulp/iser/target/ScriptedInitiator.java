@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import org.jrdma.ulp.iser.conn.IserBuffer;
 import org.jrdma.ulp.iser.conn.IserConnection;
 import org.jrdma.ulp.iser.conn.IserConnectionHandler;
+import org.jrdma.ulp.iser.conn.IserTransport;
 import org.jrdma.ulp.iser.conn.MemoryTransport;
 import org.jrdma.ulp.iser.login.InitiatorLogin;
 import org.jrdma.ulp.iser.login.InitiatorLoginParams;
@@ -29,13 +30,14 @@ import org.jrdma.ulp.iser.pdu.TaskAttribute;
 
 /**
  * A small initiator that speaks PDUs by hand (what ib_iser + libiscsi put on the wire), for the target tests:
- * one connection over a {@link MemoryTransport}, received PDUs queued, CmdSN and ITT counted.
+ * one connection over any {@link IserTransport} ({@link MemoryTransport}, or the RDMA one), received PDUs
+ * queued, CmdSN and ITT counted.
  */
-final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
-    static final String INITIATOR = "iqn.2026-12.org.jrdma:init1";
-    static final String TARGET = "iqn.2026-12.org.jrdma:t1";
+public final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
+    public static final String INITIATOR = "iqn.2026-12.org.jrdma:init1";
+    public static final String TARGET = "iqn.2026-12.org.jrdma:t1";
     static final long ISID = 0x023d_0000_0001L;
-    static final int BLOCK = 512;
+    public static final int BLOCK = 512;
 
     private final BlockingQueue<IserPdu> received = new LinkedBlockingQueue<>();
     private final CountDownLatch down = new CountDownLatch(1);
@@ -43,10 +45,10 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
     int cmdSn = 1;
     int itt = 0x10;
     /** The StatSN of the final Login Response: the first full-feature status carries the next one. */
-    int loginStatSn;
+    public int loginStatSn;
 
-    ScriptedInitiator(MemoryTransport transport, InetSocketAddress portal) throws Exception {
-        conn = transport.connect(portal, this).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    public ScriptedInitiator(IserTransport transport, InetSocketAddress portal) throws Exception {
+        conn = transport.connect(portal, this).toCompletableFuture().get(15, TimeUnit.SECONDS);
     }
 
     @Override
@@ -67,7 +69,7 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
      * Logs in with the login package's initiator side (open-iscsi's iSER proposals): Login Requests until the
      * final response or a failure; returns the last Login Response. Discovery when {@code target} is null.
      */
-    LoginResponse login(String initiator, String target, long isid, int tsih) throws Exception {
+    public LoginResponse login(String initiator, String target, long isid, int tsih) throws Exception {
         InitiatorLoginParams p = target == null ? InitiatorLoginParams.discovery(initiator, isid)
                 : InitiatorLoginParams.normal(initiator, target, isid);
         p = new InitiatorLoginParams(p.initiatorName(), null, p.targetName(), p.sessionType(), isid, tsih, cmdSn,
@@ -88,7 +90,7 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
         }
     }
 
-    LoginResponse login() throws Exception {
+    public LoginResponse login() throws Exception {
         return login(INITIATOR, TARGET, ISID, 0);
     }
 
@@ -101,13 +103,13 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
     }
 
     /** The next PDU the target sent, within 5 s. */
-    IserPdu next() throws InterruptedException {
+    public IserPdu next() throws InterruptedException {
         IserPdu pdu = received.poll(5, TimeUnit.SECONDS);
         assertNotNull(pdu, "no PDU from the target within 5 s");
         return pdu;
     }
 
-    <T extends IscsiHeader> T next(Class<T> type) throws InterruptedException {
+    public <T extends IscsiHeader> T next(Class<T> type) throws InterruptedException {
         IserPdu pdu = next();
         assertEquals(type, pdu.pdu().header().getClass(), () -> "got " + pdu.pdu().header());
         return type.cast(pdu.pdu().header());
@@ -119,11 +121,11 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
         assertEquals(null, pdu, () -> "unexpected " + pdu.pdu().header());
     }
 
-    void awaitDisconnect() throws InterruptedException {
+    public void awaitDisconnect() throws InterruptedException {
         assertTrue(down.await(5, TimeUnit.SECONDS), "connection still up after 5 s");
     }
 
-    IserBuffer buffer(int length) {
+    public IserBuffer buffer(int length) {
         return conn.buffers().allocate(length);
     }
 
@@ -135,7 +137,7 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
     }
 
     /** A data-in command: the target RDMA-WRITEs into {@code into}. */
-    ScsiCommand read(byte[] cdb, int edtl, IserBuffer into) {
+    public ScsiCommand read(byte[] cdb, int edtl, IserBuffer into) {
         ScsiCommand c = command(true, false, edtl, cdb);
         send(new IserHeader(false, true, 0, 0, into.rkey(), into.va()), c, new byte[0]);
         return c;
@@ -145,7 +147,7 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
      * A data-out command: {@code immediate} bytes of {@code from} as immediate data, the rest for the target to
      * RDMA-READ at the write VA, which (as Linux's initiator does) already points past the immediate data.
      */
-    ScsiCommand write(byte[] cdb, int edtl, IserBuffer from, int immediate) {
+    public ScsiCommand write(byte[] cdb, int edtl, IserBuffer from, int immediate) {
         ScsiCommand c = command(false, true, edtl, cdb);
         byte[] imm = new byte[immediate];
         from.buffer().get(imm);
@@ -160,11 +162,11 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
         return c;
     }
 
-    static byte[] read10(int lba, int blocks) {
+    public static byte[] read10(int lba, int blocks) {
         return rw10(0x28, lba, blocks);
     }
 
-    static byte[] write10(int lba, int blocks) {
+    public static byte[] write10(int lba, int blocks) {
         return rw10(0x2a, lba, blocks);
     }
 
@@ -173,11 +175,11 @@ final class ScriptedInitiator implements IserConnectionHandler, AutoCloseable {
                 .putShort((short) blocks).put((byte) 0).array();
     }
 
-    static byte[] inquiry(int allocation) {
+    public static byte[] inquiry(int allocation) {
         return new byte[] {0x12, 0, 0, (byte) (allocation >> 8), (byte) allocation, 0};
     }
 
-    static byte[] readCapacity10() {
+    public static byte[] readCapacity10() {
         return new byte[] {0x25, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     }
 

@@ -136,6 +136,33 @@ class TargetControlTest {
     }
 
     @Test
+    void aBlockedBackstoreDoesNotStopTheConnectionAndLunResetAbortsIt() throws Exception {
+        try (ScriptedInitiator ini = loggedIn(SLOW, 1)) {
+            IserBuffer buf = ini.buffer(BLOCK);
+            ini.read(ScriptedInitiator.read10(0, 1), BLOCK, buf);
+            assertTrue(entered.await(5, TimeUnit.SECONDS));
+            ini.send(IserHeader.CONTROL, new NopOut(true, 0, 0x66, NO_TAG, new InitiatorSn(ini.cmdSn, 0)), new byte[0]);
+            assertEquals(0x66, ini.next(NopIn.class).itt(), "CDBs run on workers, not the completion thread");
+            ini.send(tmf(ini, TmfFunction.LOGICAL_UNIT_RESET, NO_TAG));
+            assertEquals(TmfResponse.COMPLETE, ini.next(TaskMgmtResponse.class).response());
+            release.countDown();
+            ini.expectSilence(300);
+            await(() -> transport.buffersInUse() == 1, "the reset task's buffer freed");
+        }
+    }
+
+    @Test
+    void immediateDataWithoutTheWriteBitIsRejected() throws Exception {
+        try (ScriptedInitiator ini = loggedIn(ScriptedInitiator.TARGET, 1)) {
+            ScsiCommand c = ini.command(false, false, 0, new byte[6]);
+            ini.send(IserHeader.CONTROL, c, new byte[BLOCK]);
+            IserPdu pdu = ini.next();
+            assertEquals(RejectReason.PROTOCOL_ERROR, ((Reject) pdu.pdu().header()).reason());
+            assertEquals(c.itt(), java.nio.ByteBuffer.wrap(pdu.pdu().data()).getInt(16), "the rejected BHS's ITT");
+        }
+    }
+
+    @Test
     void lunResetWarmResetAndUnsupportedFunctions() throws Exception {
         try (ScriptedInitiator ini = loggedIn(ScriptedInitiator.TARGET, 1);
              ScriptedInitiator other = loggedIn(ScriptedInitiator.TARGET, 2)) {
@@ -209,6 +236,40 @@ class TargetControlTest {
         ini.send(new LogoutRequest(true, LogoutReason.CLOSE_SESSION, 0x32, 0, new InitiatorSn(ini.cmdSn, 0)));
         assertEquals(0, ini.next(LogoutResponse.class).response());
         ini.awaitDisconnect();
+    }
+
+    @Test
+    void aLongSendTargetsAnswerComesInPieces() throws Exception {
+        TestDirectory many = new TestDirectory();
+        for (int i = 0; i < 200; i++) {
+            many.add(String.format("iqn.2026-12.org.jrdma:a-rather-long-target-name-to-fill-pdus-%03d", i), 4096);
+        }
+        runtime.close();
+        runtime = TargetFixture.runtime(transport, many);
+        try (ScriptedInitiator ini = new ScriptedInitiator(transport, TestDirectory.PORTAL)) {
+            ini.login(ScriptedInitiator.INITIATOR, null, 3, 0);
+            ini.send(IserHeader.CONTROL, new TextRequest(true, true, false, 0, 0x31, NO_TAG,
+                    new InitiatorSn(ini.cmdSn, 0)), TextKeys.of("SendTargets", "All").encode());
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            int pieces = 0;
+            while (true) {
+                IserPdu pdu = ini.next();
+                TextResponse t = (TextResponse) pdu.pdu().header();
+                assertTrue(pdu.pdu().data().length <= 8192, "no piece over the initiator's 8 KiB");
+                all.write(pdu.pdu().data());
+                pieces++;
+                if (t.fin()) {
+                    assertEquals(NO_TAG, t.ttt());
+                    break;
+                }
+                assertTrue(t.cont());
+                ini.send(new TextRequest(true, true, false, 0, 0x31, t.ttt(), new InitiatorSn(ini.cmdSn, 0)));
+            }
+            assertTrue(pieces > 1, pieces + " pieces");
+            TextKeys keys = TextKeys.decode(all.toByteArray());
+            assertEquals(200, keys.all("TargetName").size());
+            assertEquals(200, keys.all("TargetAddress").size());
+        }
     }
 
     @Test

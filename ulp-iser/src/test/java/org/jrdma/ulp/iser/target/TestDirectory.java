@@ -11,8 +11,11 @@ import org.jrdma.ulp.iser.scsi.RamdiskBackstore;
 import org.jrdma.ulp.iser.scsi.ScsiExecutor;
 import org.jrdma.ulp.iser.scsi.ScsiLun;
 
-/** Test configuration: targets by IQN, each one TPG (tag 1) with one ramdisk LUN 0, on one portal, demo mode. */
-final class TestDirectory implements TargetDirectory {
+/**
+ * Test configuration: targets by IQN, each one TPG (tag 1) with one ramdisk LUN 0, on one portal, demo mode
+ * (initiators with "denied" in their name refused).
+ */
+public final class TestDirectory implements TargetDirectory {
     static final InetSocketAddress PORTAL = new InetSocketAddress("192.0.2.1", 3260);
 
     record Group(String targetName, int tag, ScsiExecutor lunTable) implements PortalGroup {
@@ -23,9 +26,19 @@ final class TestDirectory implements TargetDirectory {
     }
 
     private final Map<String, Group> targets = new ConcurrentHashMap<>();
+    private final InetSocketAddress portal;
+
+    TestDirectory() {
+        this(PORTAL);
+    }
+
+    /** Targets reachable on {@code portal} only. */
+    public TestDirectory(InetSocketAddress portal) {
+        this.portal = portal;
+    }
 
     /** Adds a target with a ramdisk of {@code size} bytes as LUN 0. */
-    TestDirectory add(String iqn, long size) {
+    public TestDirectory add(String iqn, long size) {
         TreeMap<Integer, ScsiLun> luns = new TreeMap<>();
         luns.put(0, new ScsiLun(new RamdiskBackstore("rd-" + targets.size(), size), false));
         targets.put(iqn, new Group(iqn, 1, new LunTable(luns)));
@@ -40,7 +53,7 @@ final class TestDirectory implements TargetDirectory {
 
     @Override
     public Optional<PortalGroup> portalGroup(String targetName, InetSocketAddress portal) {
-        return portal.equals(PORTAL) ? Optional.ofNullable(targets.get(targetName)) : Optional.empty();
+        return this.portal.equals(portal) ? Optional.ofNullable(targets.get(targetName)) : Optional.empty();
     }
 
     @Override
