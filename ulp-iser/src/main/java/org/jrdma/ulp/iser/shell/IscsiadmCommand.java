@@ -12,7 +12,7 @@ import org.osgi.service.component.annotations.Reference;
  * {@code CommandFailure} with the tool's stderr text and exit status; Ctrl-C ends a wait with status 130.
  */
 @Component(service = IscsiadmCommand.class, property = {
-    "osgi.command.scope=rdma",
+    "osgi.command.scope=iser",
     "osgi.command.function=iscsiadm",
     "osgi.command.function=iser_io"})
 public class IscsiadmCommand {
