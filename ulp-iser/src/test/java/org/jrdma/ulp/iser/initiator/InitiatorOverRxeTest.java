@@ -1,0 +1,105 @@
+package org.jrdma.ulp.iser.initiator;
+
+import static org.jrdma.ulp.iser.initiator.TestIo.await;
+import static org.jrdma.ulp.iser.initiator.TestIo.pattern;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.jrdma.ulp.iser.IserSession;
+import org.jrdma.ulp.iser.conn.IserConnectionConfig;
+import org.jrdma.ulp.iser.conn.RdmaIserTransport;
+import org.jrdma.ulp.iser.conn.TestFabrics;
+import org.jrdma.ulp.iser.scsi.LunTable;
+import org.jrdma.ulp.iser.scsi.RamdiskBackstore;
+import org.jrdma.ulp.iser.scsi.ScsiLun;
+import org.jrdma.ulp.iser.target.IserTargetRuntime;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The whole stack on verbs: initiator and target runtime over RdmaIserTransport on two hw-rxe devices. */
+class InitiatorOverRxeTest {
+    static final long SIZE = 64L << 20;
+    final TestFabrics fabric = TestFabrics.rxe();
+    final InetSocketAddress portal = fabric.portal(3260);
+    final RdmaIserTransport targetTransport = new RdmaIserTransport(fabric.cm(), IserConnectionConfig.defaults());
+    final RdmaIserTransport initiatorTransport = new RdmaIserTransport(fabric.cm(),
+            fabric.initiatorConfig(IserConnectionConfig.defaults()));
+    final IserTargetRuntime target = new IserTargetRuntime(targetTransport,
+            new InitiatorTargetEndToEndTest.Directory(new LunTable(new TreeMap<>(Map.of(0,
+                    new ScsiLun(new RamdiskBackstore("rd0", SIZE), false))))));
+    final IserInitiatorService initiator = new IserInitiatorService(initiatorTransport,
+            "iqn.2026-12.org.jrdma:01:rxe");
+
+    @AfterEach
+    void tearDown() {
+        initiator.close();
+        target.close();
+        initiatorTransport.close();
+        targetTransport.close();
+        fabric.close();
+    }
+
+    @Test
+    void loginIoAndLogoutOverRoce() throws Exception {
+        target.enable(portal);
+        IserSession s = initiator.login(portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
+                .get(20, TimeUnit.SECONDS);
+        assertEquals(SIZE / 512, s.capacity(0));
+        long lba = 0;
+        for (int size : new int[] {4096, 65536, 1 << 20}) {
+            byte[] data = pattern(size, size);
+            await(s.write(0, lba, size / 512, ByteBuffer.wrap(data)));
+            ByteBuffer back = ByteBuffer.allocate(size);
+            await(s.read(0, lba, size / 512, back));
+            assertArrayEquals(data, back.array(), size + " bytes over RoCE");
+            lba += size / 512;
+        }
+        List<CompletableFuture<Void>> io = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            io.add(s.write(0, 8192 + i * 128L, 128, ByteBuffer.wrap(pattern(65536, i))));
+        }
+        await(CompletableFuture.allOf(io.toArray(CompletableFuture[]::new)));
+        ByteBuffer back = ByteBuffer.allocate(65536);
+        await(s.read(0, 8192 + 31 * 128L, 128, back));
+        assertArrayEquals(pattern(65536, 31), back.array());
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> await(s.read(0, s.capacity(0), 1, ByteBuffer.allocate(512))));
+        assertTrue(e.getCause().getMessage().endsWith("ILLEGAL REQUEST: LOGICAL BLOCK ADDRESS OUT OF RANGE"));
+        s.logout().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertEquals(IserSession.State.FREE, s.state());
+    }
+
+    /** The benchmark's two loads through iser_io, 1 MiB and 4 KiB at QD 32 (speed printed, not asserted). */
+    @Test
+    void iserIoAtQueueDepth32() throws Exception {
+        target.enable(portal);
+        initiator.login(portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture().get(20, TimeUnit.SECONDS);
+        for (String[] run : new String[][] {
+            {"--bs", "1m", "--size", "32m", "--write"},
+            {"--bs", "1m", "--size", "32m", "--verify"},
+            {"--bs", "4k", "--size", "4m", "--write"},
+            {"--bs", "4k", "--size", "4m", "--verify"}}) {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            StringBuilder err = new StringBuilder();
+            List<String> args = new ArrayList<>(List.of("-s", "1", "--qd", "32", "--pattern", "5aa5c33c"));
+            args.addAll(List.of(run));
+            int status = new org.jrdma.ulp.iser.shell.IserIo(initiator, new java.io.PrintStream(bytes, true),
+                    err).main(args.toArray(String[]::new));
+            String out = bytes.toString();
+            System.out.print("iser_io " + String.join(" ", args) + "\n" + out);
+            assertEquals(0, status, err.toString());
+            assertTrue(!run[run.length - 1].equals("--verify") || out.contains("verify: OK"), out);
+        }
+    }
+}
