@@ -137,6 +137,10 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     @Override
     public void attach(IserConnection c, SessionParams p, TargetSn login) {
         synchronized (lock) {
+            if (state == State.FREE) { // logged out or closed while this login was under way
+                c.close();
+                return;
+            }
             conn = c;
             params = p;
             window.reset(p.expCmdSn(), p.statSn(), login);

@@ -199,6 +199,24 @@ class InitiatorTargetEndToEndTest {
     }
 
     @Test
+    void logoutWhileReinstatingStaysLoggedOut() throws Exception {
+        IserSession s = login(IserSessionOptions.defaults());
+        target.close();
+        CompletableFuture<Void> pending = s.read(0, 0, 8, ByteBuffer.allocate(4096));
+        Thread.sleep(300);
+        assertEquals(IserSession.State.FAILED, s.state());
+        s.logout().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertEquals(IserSession.State.FREE, s.state());
+        ExecutionException e = assertThrows(ExecutionException.class, () -> await(pending));
+        assertEquals("session 1 logged out", e.getCause().getMessage());
+        target = runtime(128);
+        Thread.sleep(1500); // reinstatement attempts come every second: none may revive the session
+        assertEquals(IserSession.State.FREE, s.state());
+        assertEquals(List.of(), target.sessions());
+        assertEquals(List.of(), initiator.sessions());
+    }
+
+    @Test
     void replacementTimeoutFailsIoInWords() throws Exception {
         IserSession s = login(IserSessionOptions.defaults().withTimeouts(Duration.ofSeconds(1),
                 Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(5)));
