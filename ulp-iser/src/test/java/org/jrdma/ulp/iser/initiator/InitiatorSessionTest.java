@@ -147,6 +147,18 @@ class InitiatorSessionTest {
     }
 
     @Test
+    void theTargetsPingIsAnsweredWithItsTtt() throws Exception {
+        IserSession s = login(128, IserSessionOptions.defaults());
+        target.ping(0x1234);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (target.pingAnswers.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(List.of(0x1234), target.pingAnswers);
+        await(s.write(0, 0, 8, ByteBuffer.wrap(pattern(4096, 3)))); // a zero window in the ping changed nothing
+    }
+
+    @Test
     void unansweredPingDropsTheConnectionAndTheSessionReinstates() throws Exception {
         IserSessionOptions o = IserSessionOptions.defaults().withTimeouts(Duration.ofSeconds(120),
                 Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMillis(300));

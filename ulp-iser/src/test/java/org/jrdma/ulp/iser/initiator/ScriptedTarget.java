@@ -43,6 +43,8 @@ final class ScriptedTarget implements AutoCloseable {
     final AtomicInteger windowViolations = new AtomicInteger();
     final AtomicInteger commands = new AtomicInteger();
     final AtomicInteger nopOuts = new AtomicInteger();
+    /** TTTs of NOP-Outs that answered a target ping (ITT 0xffffffff). */
+    final List<Integer> pingAnswers = new CopyOnWriteArrayList<>();
     final AtomicInteger immediateBytes = new AtomicInteger();
     volatile boolean answerPings = true;
     volatile boolean acceptLogins = true;
@@ -68,6 +70,14 @@ final class ScriptedTarget implements AutoCloseable {
     void dropAll() {
         connections.forEach(IserConnection::close);
         connections.clear();
+    }
+
+    /** The target's own ping (NOP-In with a TTT, ITT reserved) on every connection. */
+    void ping(int ttt) {
+        for (IserConnection c : connections) {
+            c.send(new IserPdu(IserHeader.CONTROL, new IscsiPdu(new NopIn(0, 0xffffffff, ttt,
+                    new TargetSn(0, 0, 0)), new byte[0])));
+        }
     }
 
     byte[] disk() {
@@ -135,6 +145,9 @@ final class ScriptedTarget implements AutoCloseable {
                 send(c, new TextResponse(true, false, 0, t.itt(), 0xffffffff, sn(true)), keys.encode());
             } else if (h instanceof NopOut n) {
                 nopOuts.incrementAndGet();
+                if (n.itt() == 0xffffffff) {
+                    pingAnswers.add(n.ttt());
+                }
                 if (answerPings && n.itt() != 0xffffffff) {
                     send(c, new NopIn(n.lun(), n.itt(), 0xffffffff, sn(true)), new byte[0]);
                 }
