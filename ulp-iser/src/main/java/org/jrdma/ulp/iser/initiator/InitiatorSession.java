@@ -18,6 +18,7 @@ import org.jrdma.ulp.iser.conn.IserTransportException;
 import org.jrdma.ulp.iser.login.InitiatorLoginParams;
 import org.jrdma.ulp.iser.login.SessionParams;
 import org.jrdma.ulp.iser.pdu.IscsiHeader;
+import org.jrdma.ulp.iser.pdu.IscsiOpcode;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
 import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
 import org.jrdma.ulp.iser.pdu.IserHeader;
@@ -27,6 +28,7 @@ import org.jrdma.ulp.iser.pdu.LogoutRequest;
 import org.jrdma.ulp.iser.pdu.LogoutResponse;
 import org.jrdma.ulp.iser.pdu.NopIn;
 import org.jrdma.ulp.iser.pdu.NopOut;
+import org.jrdma.ulp.iser.pdu.OtherHeader;
 import org.jrdma.ulp.iser.pdu.Reject;
 import org.jrdma.ulp.iser.pdu.ScsiResponse;
 import org.jrdma.ulp.iser.pdu.TargetSn;
@@ -207,8 +209,10 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
                 logoutResponse(r);
             } else if (h instanceof Reject r) {
                 after = reject(r, pdu.pdu().data());
+            } else if (h instanceof OtherHeader o && o.opcode() == IscsiOpcode.ASYNC_EVENT) {
+                asyncEvent(AsyncEvent.of(o));
             } else {
-                unexpectedPdus.incrementAndGet(); // R2T, Data-In, Async Message: not sent to an ERL 0 iSER initiator
+                unexpectedPdus.incrementAndGet(); // R2T, Data-In, SNACK: not sent to an ERL 0 iSER initiator
             }
             pump();
         }
@@ -250,6 +254,18 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
         window.update(r.sn());
         window.acknowledge(r.sn().statSn());
         conn.close();
+    }
+
+    /** Logout asked for: logged out, then reinstated (not a user logout); a dropped connection: recovery now. */
+    private void asyncEvent(AsyncEvent e) {
+        window.update(e.sn());
+        window.acknowledge(e.sn().statSn());
+        switch (e.kind()) {
+            case REQUEST_LOGOUT -> conn.send(control(new LogoutRequest(true, LogoutReason.CLOSE_SESSION,
+                    tasks.allocateItt(), 0, window.immediate())));
+            case DROP_CONNECTION, DROP_ALL_CONNECTIONS -> conn.close();
+            default -> unexpectedPdus.incrementAndGet();
+        }
     }
 
     /** A Reject's data segment is the rejected PDU's header: its ITT names the task that failed. */

@@ -159,6 +159,27 @@ class InitiatorSessionTest {
     }
 
     @Test
+    void asyncLogoutRequestAndDropConnectionEndInReinstatement() throws Exception {
+        InitiatorSession s = (InitiatorSession) login(128, IserSessionOptions.defaults());
+        target.asyncEvent(1); // target requests logout
+        waitForLogins(2);
+        await(s.write(0, 0, 8, ByteBuffer.wrap(pattern(4096, 4))));
+        target.asyncEvent(2); // target will drop the connection
+        waitForLogins(3);
+        await(s.write(0, 8, 8, ByteBuffer.wrap(pattern(4096, 5))));
+        assertEquals(IserSession.State.LOGGED_IN, s.state());
+        assertEquals(2, s.reinstatements.get());
+    }
+
+    void waitForLogins(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (target.logins.size() < n && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(n, target.logins.size());
+    }
+
+    @Test
     void unansweredPingDropsTheConnectionAndTheSessionReinstates() throws Exception {
         IserSessionOptions o = IserSessionOptions.defaults().withTimeouts(Duration.ofSeconds(120),
                 Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMillis(300));

@@ -80,6 +80,19 @@ final class ScriptedTarget implements AutoCloseable {
         }
     }
 
+    /** An Asynchronous Message with AsyncEvent {@code event} on every connection. */
+    void asyncEvent(int event) {
+        byte[] bhs = new byte[48];
+        bhs[0] = 0x32;
+        bhs[1] = (byte) 0x80;
+        java.util.Arrays.fill(bhs, 16, 20, (byte) 0xff);
+        bhs[36] = (byte) event;
+        for (IserConnection c : connections) {
+            c.send(new IserPdu(IserHeader.CONTROL, new IscsiPdu(new org.jrdma.ulp.iser.pdu.OtherHeader(
+                    org.jrdma.ulp.iser.pdu.IscsiOpcode.ASYNC_EVENT, bhs), new byte[0])));
+        }
+    }
+
     byte[] disk() {
         return disk;
     }
