@@ -183,6 +183,9 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
             try {
                 t.attach(conn);
             } catch (IserTransportException e) {
+                if (tasks.running() > 0 && t.dataLength() <= conn.buffers().maxLength()) {
+                    return; // the pool is empty for now: a completion returns a buffer and pumps again
+                }
                 tasks.removeWaiting(t);
                 IserIoException x = new IserIoException(t.describe() + ": " + e.getMessage(), e);
                 timers.execute(() -> t.done.completeExceptionally(x));

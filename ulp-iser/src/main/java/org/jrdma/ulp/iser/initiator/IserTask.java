@@ -62,6 +62,11 @@ final class IserTask {
         return new IserTask(lun, cdb, false, false, null, true);
     }
 
+    /** The data-in or data-out bytes (EDTL). */
+    int dataLength() {
+        return edtl;
+    }
+
     String describe() {
         return ScsiCdb.name(cdb) + " LUN " + lun;
     }

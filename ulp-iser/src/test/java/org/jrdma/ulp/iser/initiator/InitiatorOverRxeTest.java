@@ -80,6 +80,26 @@ class InitiatorOverRxeTest {
         assertEquals(IserSession.State.FREE, s.state());
     }
 
+    /** A pool of 4 MiB for 32 x 1 MiB in flight: commands wait for buffers instead of failing. */
+    @Test
+    void anEmptyPoolMakesCommandsWaitNotFail() throws Exception {
+        target.enable(portal);
+        try (RdmaIserTransport small = new RdmaIserTransport(fabric.cm(), fabric.initiatorConfig(
+                IserConnectionConfig.defaults().withPool(1 << 20, 1 << 20, 4L << 20)));
+                IserInitiatorService other = new IserInitiatorService(small, "iqn.2026-12.org.jrdma:01:small")) {
+            IserSession s = other.login(portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
+                    .get(20, TimeUnit.SECONDS);
+            List<CompletableFuture<Void>> io = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                io.add(s.write(0, i * 2048L, 2048, ByteBuffer.wrap(pattern(1 << 20, i))));
+            }
+            await(CompletableFuture.allOf(io.toArray(CompletableFuture[]::new)));
+            ByteBuffer back = ByteBuffer.allocate(1 << 20);
+            await(s.read(0, 31 * 2048L, 2048, back));
+            assertArrayEquals(pattern(1 << 20, 31), back.array());
+        }
+    }
+
     /** The benchmark's two loads through iser_io, 1 MiB and 4 KiB at QD 32 (speed printed, not asserted). */
     @Test
     void iserIoAtQueueDepth32() throws Exception {
