@@ -56,15 +56,7 @@ class InitiatorOverRxeTest {
         IserSession s = initiator.login(portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
                 .get(20, TimeUnit.SECONDS);
         assertEquals(SIZE / 512, s.capacity(0));
-        long lba = 0;
-        for (int size : new int[] {4096, 65536, 1 << 20}) {
-            byte[] data = pattern(size, size);
-            await(s.write(0, lba, size / 512, ByteBuffer.wrap(data)));
-            ByteBuffer back = ByteBuffer.allocate(size);
-            await(s.read(0, lba, size / 512, back));
-            assertArrayEquals(data, back.array(), size + " bytes over RoCE");
-            lba += size / 512;
-        }
+        TestIo.writeReadBack(s, 0, 4096, 65536, 1 << 20);
         List<CompletableFuture<Void>> io = new ArrayList<>();
         for (int i = 0; i < 32; i++) {
             io.add(s.write(0, 8192 + i * 128L, 128, ByteBuffer.wrap(pattern(65536, i))));

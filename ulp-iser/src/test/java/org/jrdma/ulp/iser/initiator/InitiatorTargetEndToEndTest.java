@@ -100,15 +100,7 @@ class InitiatorTargetEndToEndTest {
     @Test
     void byteExactAt4k64k1mAndThirtyTwoInFlight() throws Exception {
         IserSession s = login(IserSessionOptions.defaults());
-        long lba = 0;
-        for (int size : new int[] {4096, 65536, 1 << 20}) {
-            byte[] data = pattern(size, size);
-            await(s.write(0, lba, size / 512, ByteBuffer.wrap(data)));
-            ByteBuffer back = ByteBuffer.allocate(size);
-            await(s.read(0, lba, size / 512, back));
-            assertArrayEquals(data, back.array(), size + " bytes");
-            lba += size / 512;
-        }
+        TestIo.writeReadBack(s, 0, 4096, 65536, 1 << 20);
         List<CompletableFuture<Void>> io = new ArrayList<>();
         for (int i = 0; i < 32; i++) {
             io.add(s.write(0, 4096 + i * 2048L, 2048, ByteBuffer.wrap(pattern(1 << 20, i))));

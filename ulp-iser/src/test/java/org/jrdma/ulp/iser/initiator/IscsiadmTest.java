@@ -30,22 +30,26 @@ class IscsiadmTest {
         fabric.close();
     }
 
-    int iscsiadm(String... args) {
+    /** A tool's C main over (out, err). */
+    interface Tool {
+        int main(PrintStream out, StringBuilder err, String... args);
+    }
+
+    int run(Tool tool, String... args) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         StringBuilder e = new StringBuilder();
-        int status = new Iscsiadm(initiator, new PrintStream(bytes, true, StandardCharsets.UTF_8), e).main(args);
+        int status = tool.main(new PrintStream(bytes, true, StandardCharsets.UTF_8), e, args);
         out = bytes.toString(StandardCharsets.UTF_8);
         err = e.toString();
         return status;
     }
 
+    int iscsiadm(String... args) {
+        return run((o, e, a) -> new Iscsiadm(initiator, o, e).main(a), args);
+    }
+
     int iserIo(String... args) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        StringBuilder e = new StringBuilder();
-        int status = new IserIo(initiator, new PrintStream(bytes, true, StandardCharsets.UTF_8), e).main(args);
-        out = bytes.toString(StandardCharsets.UTF_8);
-        err = e.toString();
-        return status;
+        return run((o, e, a) -> new IserIo(initiator, o, e).main(a), args);
     }
 
     @Test
