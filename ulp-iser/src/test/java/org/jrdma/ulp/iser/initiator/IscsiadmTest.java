@@ -90,6 +90,23 @@ class IscsiadmTest {
     }
 
     @Test
+    void aTargetThatNeverAnswersTheLoginIsConnectionTimedOut() {
+        InetSocketAddress silent = new InetSocketAddress("192.0.2.13", 3260);
+        fabric.listen(silent, c -> c.handler(new org.jrdma.ulp.iser.conn.IserConnectionHandler() {
+            @Override public void onPdu(org.jrdma.ulp.iser.conn.IserConnection conn,
+                    org.jrdma.ulp.iser.pdu.IserPdu pdu) { }
+            @Override public void onDisconnected(org.jrdma.ulp.iser.conn.IserConnection conn, String reason) { }
+        }));
+        initiator.defaultOptions(initiator.defaultOptions().withTimeouts(java.time.Duration.ofSeconds(120),
+                java.time.Duration.ofMillis(300), java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(5)));
+        assertEquals(8, iscsiadm("-m", "node", "-T", IQN, "-p", "192.0.2.13", "--login"));
+        assertTrue(err.contains("iscsiadm: initiator reported error (8 - connection timed out)\n"), err);
+        assertEquals(8, iscsiadm("-m", "discovery", "-t", "sendtargets", "-p", "192.0.2.13:3260"));
+        assertTrue(err.endsWith("iscsiadm: Could not perform SendTargets discovery: connection timed out\n"), err);
+        assertEquals(21, iscsiadm("-m", "session"), "a failed login leaves no session behind");
+    }
+
+    @Test
     void iserIoWritesVerifiesAndReports() {
         assertEquals(0, iscsiadm("-m", "node", "-T", IQN, "-p", "192.0.2.11", "--login"));
         assertEquals(0, iserIo("-T", IQN, "--lun", "0", "--offset", "1m", "--size", "4m", "--bs", "64k", "--qd",
