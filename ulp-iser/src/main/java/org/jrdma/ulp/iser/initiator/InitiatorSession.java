@@ -75,8 +75,9 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     private boolean expired;
     private ScheduledFuture<?> replacementTimer;
 
-    InitiatorSession(IserTransport transport, LoginFactory logins, InitiatorLoginParams spec, IserSessionOptions options,
-            InetSocketAddress portal, int sid, ScheduledExecutorService timers, Runnable onFree) {
+    InitiatorSession(IserTransport transport, LoginFactory logins, InitiatorLoginParams spec,
+            IserSessionOptions options, InetSocketAddress portal, int sid, ScheduledExecutorService timers,
+            Runnable onFree) {
         this.transport = transport;
         this.logins = logins;
         this.spec = spec;

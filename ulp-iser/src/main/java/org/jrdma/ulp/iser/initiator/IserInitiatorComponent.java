@@ -43,7 +43,8 @@ public class IserInitiatorComponent implements IserInitiator {
 
     @Activate
     void activate(BundleContext context, InitiatorConfig cfg) throws IOException {
-        String name = cfg.initiatorName().isEmpty() ? generatedName(context.getDataFile(NAME_FILE)) : cfg.initiatorName();
+        String name = cfg.initiatorName().isEmpty() ? generatedName(context.getDataFile(NAME_FILE))
+                : cfg.initiatorName();
         transport = new RdmaIserTransport(cm, IserConnectionConfig.ofQueueDepth(cfg.cmds_max()));
         service = new IserInitiatorService(transport, name);
         service.defaultOptions(options(cfg));

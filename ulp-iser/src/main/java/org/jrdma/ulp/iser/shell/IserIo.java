@@ -13,7 +13,8 @@ import org.jrdma.ulp.iser.IserSession;
 /**
  * {@code iser_io}: a dd-like load on one LUN of a session ({@code -T IQN} or {@code -s SID}): {@code --size}
  * bytes from {@code --offset} in {@code --bs} I/Os, {@code --qd} in flight; {@code --write} fills with the
- * repeated {@code --pattern} bytes, {@code --read} reads, {@code --verify} reads and compares with the pattern.
+ * repeated {@code --pattern} bytes, {@code --read} reads, {@code --verify} reads and compares with the pattern;
+ * {@code --random} puts each I/O at a random {@code --bs}-aligned offset of the range (4 KiB random loads).
  * Prints bytes moved, MB/s (10^6 bytes, as dd) and IOPS; exit 0, 1 on an I/O error or a miscompare, 2 on a usage
  * error.
  */
@@ -30,6 +31,7 @@ public final class IserIo {
         new LongOption("write", Getopt.NO_ARGUMENT, 'w'),
         new LongOption("read", Getopt.NO_ARGUMENT, 'r'),
         new LongOption("verify", Getopt.NO_ARGUMENT, 'v'),
+        new LongOption("random", Getopt.NO_ARGUMENT, 'R'),
     };
 
     private final IserInitiator initiator;
@@ -61,7 +63,7 @@ public final class IserIo {
     }
 
     private IserIoJob parse(String[] args) {
-        Getopt g = new Getopt("iser_io", args, "T:s:L:o:z:b:q:p:wrv", LONG, err);
+        Getopt g = new Getopt("iser_io", args, "T:s:L:o:z:b:q:p:wrvR", LONG, err);
         String target = null;
         String sid = null;
         int lun = 0;
@@ -71,6 +73,7 @@ public final class IserIo {
         int qd = 1;
         byte[] pattern = {(byte) 0xa5};
         IserIoJob.Op op = null;
+        boolean random = false;
         for (int c; (c = g.next()) != -1;) {
             switch (c) {
                 case 'T' -> target = g.optarg;
@@ -84,6 +87,7 @@ public final class IserIo {
                 case 'w' -> op = only(op, IserIoJob.Op.WRITE);
                 case 'r' -> op = only(op, IserIoJob.Op.READ);
                 case 'v' -> op = only(op, IserIoJob.Op.VERIFY);
+                case 'R' -> random = true;
                 default -> throw Exit.exit(2);
             }
         }
@@ -99,7 +103,7 @@ public final class IserIo {
             throw new IllegalArgumentException("--offset and --bs must be multiples of the " + block
                     + "-byte block, --size of --bs, --qd at least 1");
         }
-        return new IserIoJob(s, lun, offset, size, bs, qd, pattern, op);
+        return new IserIoJob(s, lun, offset, size, bs, qd, pattern, op, random);
     }
 
     private static IserIoJob.Op only(IserIoJob.Op had, IserIoJob.Op now) {

@@ -9,7 +9,8 @@ import org.jrdma.ulp.iser.IserSession;
 
 /**
  * One {@code iser_io} run: {@code qd} slots, each with its own buffer, each issuing the next I/O of the range when
- * its last one completes (from the completion), until the range is done or an I/O fails.
+ * its last one completes (from the completion), until the range is done or an I/O fails; with {@code --random}
+ * the same number of I/Os at random block-aligned offsets of the range.
  */
 final class IserIoJob {
     enum Op { WRITE, READ, VERIFY }
@@ -26,13 +27,16 @@ final class IserIoJob {
     private final int qd;
     private final byte[] pattern;
     private final Op op;
+    private final boolean random;
     private final AtomicLong next = new AtomicLong();
     private final AtomicLong moved = new AtomicLong();
     private final AtomicLong ios = new AtomicLong();
     private final AtomicLong firstMismatch = new AtomicLong(-1);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
-    IserIoJob(IserSession session, int lun, long offset, long size, int bs, int qd, byte[] pattern, Op op) {
+    IserIoJob(IserSession session, int lun, long offset, long size, int bs, int qd, byte[] pattern, Op op,
+            boolean random) {
+        this.random = random;
         this.session = session;
         this.lun = lun;
         this.offset = offset;
@@ -59,9 +63,9 @@ final class IserIoJob {
             failure.compareAndSet(null, e);
         }
         double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
-        String summary = String.format(Locale.ROOT, "%s: %d bytes in %d I/Os of %d bytes at QD %d: %.4f s, %.1f MB/s,"
-                + " %.0f IOPS", op.name().toLowerCase(Locale.ROOT), moved.get(), ios.get(), bs, qd, seconds,
-                moved.get() / seconds / 1e6, ios.get() / seconds);
+        String summary = String.format(Locale.ROOT, "%s%s: %d bytes in %d I/Os of %d bytes at QD %d: %.4f s, %.1f MB/s,"
+                + " %.0f IOPS", random ? "random " : "", op.name().toLowerCase(Locale.ROOT), moved.get(), ios.get(),
+                bs, qd, seconds, moved.get() / seconds / 1e6, ios.get() / seconds);
         if (op == Op.VERIFY && failure.get() == null) {
             long at = firstMismatch.get();
             summary += at < 0 ? "\nverify: OK (" + moved.get() + " bytes match pattern "
@@ -78,6 +82,9 @@ final class IserIoJob {
         if (at >= size || failure.get() != null) {
             slot.complete(null);
             return;
+        }
+        if (random) { // as many I/Os, each at a bs-aligned offset drawn uniformly from the range
+            at = java.util.concurrent.ThreadLocalRandom.current().nextLong(size / bs) * bs;
         }
         long byteOffset = offset + at;
         long lba = byteOffset / session.blockSize(lun);

@@ -189,7 +189,7 @@ class InitiatorSessionTest {
         while (target.logins.size() < 2 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        assertEquals(2, target.logins.size(), "the ping timeout dropped the connection and the session logged in again");
+        assertEquals(2, target.logins.size(), "the ping timeout dropped the connection, the session logged in again");
         target.answerPings = true;
         await(s.write(0, 0, 8, ByteBuffer.wrap(pattern(4096, 1))));
     }
@@ -281,7 +281,8 @@ class InitiatorSessionTest {
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> initiator.login(PORTAL, IQN, IserSessionOptions.defaults()).toCompletableFuture()
                         .get(5, TimeUnit.SECONDS));
-        assertTrue(e.getCause().getMessage().contains("login status 0x0203 TARGET_NOT_FOUND"), e.getCause().getMessage());
+        String why = e.getCause().getMessage();
+        assertTrue(why.contains("login status 0x0203 TARGET_NOT_FOUND"), why);
         assertEquals(List.of(), initiator.sessions());
     }
 }

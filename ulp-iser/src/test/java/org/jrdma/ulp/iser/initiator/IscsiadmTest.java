@@ -120,10 +120,16 @@ class IscsiadmTest {
         assertEquals(0, iserIo("-s", "1", "--offset", "1m", "--size", "4m", "--bs", "4k", "--qd", "32", "--pattern",
                 "deadbeef", "--verify"));
         assertTrue(out.endsWith("verify: OK (4194304 bytes match pattern deadbeef)\n"), out);
+        assertEquals(0, iserIo("-s", "1", "--offset", "1m", "--size", "4m", "--bs", "4k", "--qd", "32", "--random",
+                "--pattern", "deadbeef", "--verify"));
+        assertTrue(out.endsWith("verify: OK (4194304 bytes match pattern deadbeef)\n"), out);
         disk[(1 << 20) + 5000] ^= 1;
         assertEquals(1, iserIo("-s", "1", "--offset", "1m", "--size", "4m", "--bs", "4k", "--qd", "32", "--pattern",
                 "deadbeef", "--verify"));
         assertTrue(out.endsWith("verify: MISMATCH at byte 1053576\n"), out);
+        assertEquals(0, iserIo("-s", "1", "--offset", "1m", "--size", "4m", "--bs", "4k", "--qd", "32", "--random",
+                "--pattern", "deadbeef", "--write"));
+        assertTrue(out.startsWith("random write: 4194304 bytes in 1024 I/Os of 4096 bytes at QD 32: "), out);
         assertEquals(1, iserIo("-s", "1", "--offset", "64m", "--size", "4k", "--read"));
         assertTrue(err.contains("ILLEGAL REQUEST: LOGICAL BLOCK ADDRESS OUT OF RANGE"), err);
         assertEquals(2, iserIo("-s", "9", "--read"));
