@@ -47,8 +47,6 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     static final int RESERVED_TAG = 0xffffffff;
     /** How soon a failed connection is tried again (open-iscsi retries a reopen about once a second). */
     private static final long RECONNECT_MS = 200;
-    /** sd's SD_MAX_RETRIES: a command that timed out this often more fails. */
-    static final int MAX_RETRIES = 5;
 
     private final Object lock = new Object();
     private final IserTransport transport;
@@ -65,8 +63,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     private final CompletableFuture<Void> loggedOut = new CompletableFuture<>();
     final AtomicLong reinstatements = new AtomicLong();
     final AtomicLong unexpectedPdus = new AtomicLong();
-    final AtomicLong commandTimeouts = new AtomicLong();
-    private final ScheduledFuture<?> timeoutCheck;
+    final CommandTimer commandTimer;
     private volatile State state = State.FAILED;
     private volatile ScannedLuns luns = ScannedLuns.NONE;
     private IserConnection conn;
@@ -88,33 +85,19 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
         this.onFree = onFree;
         this.tasks = new TaskTable(options.cmdsMax());
         this.ping = new NopPing(options, timers, this::sendPing, this::pingTimedOut);
-        long period = Math.max(10, Math.min(1000, options.commandTimeout().toMillis() / 4));
-        this.timeoutCheck = timers.scheduleAtFixedRate(this::checkCommandTimeouts, period, period,
-                TimeUnit.MILLISECONDS);
+        this.commandTimer = new CommandTimer(options.commandTimeout(), timers, this::expireOverdue);
     }
 
-    /**
-     * sd's command timeout and the error handler's last resort at ERL 0: a command unanswered too long drops the
-     * connection (recovery re-issues it); one that timed out more than {@value #MAX_RETRIES} times fails.
-     */
-    private void checkCommandTimeouts() {
-        long now = System.nanoTime();
-        long limit = options.commandTimeout().toNanos();
-        List<IserTask> failed;
-        IserConnection drop;
+    /** The commands past the command timeout: drops the connection; null when none is overdue. */
+    private List<IserTask> expireOverdue(long now, long limit) {
         synchronized (lock) {
             if (state != State.LOGGED_IN || !tasks.anyOverdue(now, limit)) {
-                return;
+                return null;
             }
-            commandTimeouts.incrementAndGet();
-            failed = tasks.expireOverdue(now, limit, MAX_RETRIES);
-            drop = conn;
+            List<IserTask> failed = tasks.expireOverdue(now, limit, CommandTimer.MAX_RETRIES);
+            conn.close(); // after counting: onDisconnected (maybe on this thread) requeues the rest
+            return failed;
         }
-        for (IserTask t : failed) {
-            t.done.completeExceptionally(new IserIoException(t.describe() + ": timed out after "
-                    + (MAX_RETRIES + 1) + " tries of " + words(options.commandTimeout())));
-        }
-        drop.close();
     }
 
     /** The first login and the LUN scan; the stage fails (and the session is FREE) if either does. */
@@ -233,12 +216,19 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
             unexpectedPdus.incrementAndGet();
             return null;
         }
-        IserIoException error = t.complete(r, data);
+        IserIoException error;
+        try {
+            error = t.complete(r, data);
+        } catch (RuntimeException e) { // never out of the connection's handler
+            t.release();
+            error = new IserIoException(t.describe() + ": " + e, e);
+        }
+        IserIoException failure = error;
         return () -> {
-            if (error == null) {
+            if (failure == null) {
                 t.done.complete(t.transferred());
             } else {
-                t.done.completeExceptionally(error);
+                t.done.completeExceptionally(failure);
             }
         };
     }
@@ -377,12 +367,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
 
     private IserIoException replacementExpired() {
         return new IserIoException("session " + sid + " to " + spec.targetName() + " failed: replacement timeout "
-                + words(options.replacementTimeout()) + " expired");
-    }
-
-    /** "120 s", or "600 ms" below a whole second. */
-    static String words(java.time.Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+                + CommandTimer.words(options.replacementTimeout()) + " expired");
     }
 
     @Override
@@ -409,7 +394,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
         state = to;
         loggingOut = false;
         ping.stop();
-        timeoutCheck.cancel(false);
+        commandTimer.stop();
         if (replacementTimer != null) {
             replacementTimer.cancel(false);
         }
@@ -438,6 +423,9 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
 
     @Override
     public CompletableFuture<Void> read(int lun, long lba, int blocks, ByteBuffer dst) {
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("READ into a read-only buffer");
+        }
         ByteBuffer range = luns.callerBytes(lun, blocks, dst);
         return block(IserTask.dataIn(lun, ScsiCdb.read16(lba, blocks), range, true), dst);
     }
