@@ -1,13 +1,14 @@
 package org.jrdma.ulp.iser.initiator;
 
-import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.jrdma.ulp.iser.DiscoveredTarget;
 import org.jrdma.ulp.iser.IserIoException;
 import org.jrdma.ulp.iser.conn.IserConnection;
+import org.jrdma.ulp.iser.login.SendTargetsText;
 import org.jrdma.ulp.iser.login.SessionParams;
 import org.jrdma.ulp.iser.pdu.InitiatorSn;
 import org.jrdma.ulp.iser.pdu.IscsiHeader;
@@ -18,23 +19,21 @@ import org.jrdma.ulp.iser.pdu.IserPdu;
 import org.jrdma.ulp.iser.pdu.LogoutReason;
 import org.jrdma.ulp.iser.pdu.LogoutRequest;
 import org.jrdma.ulp.iser.pdu.LogoutResponse;
+import org.jrdma.ulp.iser.pdu.RejectReason;
 import org.jrdma.ulp.iser.pdu.TargetSn;
-import org.jrdma.ulp.iser.pdu.TextKey;
-import org.jrdma.ulp.iser.pdu.TextKeys;
-import org.jrdma.ulp.iser.pdu.TextRequest;
 import org.jrdma.ulp.iser.pdu.TextResponse;
 
 /**
  * The full feature phase of a discovery session (open-iscsi's {@code -m discovery -t sendtargets}): one
- * {@code SendTargets=All} Text Request, the answer joined over C=1 continuations, then Logout.
+ * {@code SendTargets=All} Text Request, the answer joined over C=1 continuations (the login package's
+ * {@link SendTargetsText}), then Logout; each TargetAddress becomes one {@link DiscoveredTarget}.
  */
 final class SendTargetsDiscovery implements ConnectionLogin.FullFeature {
-    private static final int RESERVED_TAG = 0xffffffff;
     private static final int TEXT_ITT = 1;
     private static final int LOGOUT_ITT = 2;
     private final InetSocketAddress portal;
     private final CompletableFuture<List<DiscoveredTarget>> result = new CompletableFuture<>();
-    private final ByteArrayOutputStream answer = new ByteArrayOutputStream();
+    private final SendTargetsText.Collector answer = new SendTargetsText.Collector();
     private List<DiscoveredTarget> found;
     private volatile IserConnection conn;
     private int cmdSn;
@@ -65,63 +64,51 @@ final class SendTargetsDiscovery implements ConnectionLogin.FullFeature {
         this.conn = conn;
         cmdSn = params.expCmdSn();
         expStatSn = params.statSn() + 1;
-        send(conn, new TextRequest(false, true, false, 0, TEXT_ITT, RESERVED_TAG, new InitiatorSn(cmdSn++, expStatSn)),
-                TextKeys.of("SendTargets", "All").encode());
+        send(conn, SendTargetsText.request(TEXT_ITT, new InitiatorSn(cmdSn++, expStatSn)));
     }
 
-    private static void send(IserConnection conn, IscsiHeader h, byte[] data) {
-        conn.send(new IserPdu(IserHeader.CONTROL, new IscsiPdu(h, data)));
+    private static void send(IserConnection conn, IscsiPdu pdu) {
+        conn.send(new IserPdu(IserHeader.CONTROL, pdu));
     }
 
     @Override
     public synchronized void onPdu(IserConnection conn, IserPdu pdu) {
         IscsiHeader h = pdu.pdu().header();
-        if (h instanceof TextResponse t) {
-            expStatSn = t.sn().statSn() + 1;
-            answer.writeBytes(pdu.pdu().data());
-            if (t.cont()) { // more keys to come: an empty Text Request with the target's TTT
-                send(conn, new TextRequest(false, true, false, 0, TEXT_ITT, t.ttt(), new InitiatorSn(cmdSn++,
-                        expStatSn)), new byte[0]);
-                return;
-            }
-            try {
-                found = parse(TextKeys.decode(answer.toByteArray()));
-            } catch (IscsiProtocolException | IllegalArgumentException e) {
-                result.completeExceptionally(new IserIoException("discovery: bad SendTargets answer: "
-                        + e.getMessage()));
+        try {
+            if (h instanceof TextResponse t) {
+                expStatSn = t.sn().statSn() + 1;
+                Optional<IscsiPdu> more = answer.onResponse(pdu.pdu(), new InitiatorSn(cmdSn, expStatSn));
+                if (more.isPresent()) { // a C=1 piece: ask for the next one with the target's TTT
+                    cmdSn++;
+                    send(conn, more.get());
+                    return;
+                }
+                found = convert(answer.targets());
+                send(conn, new IscsiPdu(new LogoutRequest(true, LogoutReason.CLOSE_SESSION, LOGOUT_ITT, 0,
+                        new InitiatorSn(cmdSn, expStatSn)), new byte[0]));
+            } else if (h instanceof LogoutResponse) {
+                result.complete(found);
                 conn.close();
-                return;
+            } else {
+                throw new IscsiProtocolException(RejectReason.PROTOCOL_ERROR, "unexpected " + h.opcode());
             }
-            send(conn, new LogoutRequest(true, LogoutReason.CLOSE_SESSION, LOGOUT_ITT, 0,
-                    new InitiatorSn(cmdSn, expStatSn)), new byte[0]);
-        } else if (h instanceof LogoutResponse) {
-            result.complete(found);
-            conn.close();
-        } else {
-            result.completeExceptionally(new IserIoException("discovery: unexpected " + h.opcode()));
+        } catch (IscsiProtocolException | IllegalArgumentException e) {
+            result.completeExceptionally(new IserIoException("discovery: bad SendTargets answer: "
+                    + e.getMessage()));
             conn.close();
         }
     }
 
-    /** TargetName=..., then its TargetAddress=ip:port,tag keys (none: the discovery portal, tag 1). */
-    private List<DiscoveredTarget> parse(TextKeys keys) {
+    /** Each TargetAddress as one entry; a target without any: the discovery portal, tag 1 (RFC 7143 13.8). */
+    private List<DiscoveredTarget> convert(List<org.jrdma.ulp.iser.login.DiscoveredTarget> targets) {
         List<DiscoveredTarget> out = new ArrayList<>();
-        String target = null;
-        boolean addressed = false;
-        for (TextKey k : keys.keys()) {
-            if (k.key().equals("TargetName")) {
-                if (target != null && !addressed) {
-                    out.add(new DiscoveredTarget(target, portal, 1));
-                }
-                target = k.value();
-                addressed = false;
-            } else if (k.key().equals("TargetAddress") && target != null) {
-                out.add(address(target, k.value()));
-                addressed = true;
+        for (org.jrdma.ulp.iser.login.DiscoveredTarget t : targets) {
+            if (t.targetAddresses().isEmpty()) {
+                out.add(new DiscoveredTarget(t.targetName(), portal, 1));
             }
-        }
-        if (target != null && !addressed) {
-            out.add(new DiscoveredTarget(target, portal, 1));
+            for (String a : t.targetAddresses()) {
+                out.add(address(t.targetName(), a));
+            }
         }
         return out;
     }

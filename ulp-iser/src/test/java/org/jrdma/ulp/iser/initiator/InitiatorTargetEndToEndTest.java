@@ -232,6 +232,34 @@ class InitiatorTargetEndToEndTest {
     }
 
     @Test
+    void aLongSendTargetsAnswerArrivesInPiecesAndWhole() throws Exception {
+        InetSocketAddress other = new InetSocketAddress("192.0.2.2", 3260);
+        List<TargetDirectory.SendTarget> many = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            many.add(new TargetDirectory.SendTarget(String.format("iqn.2003-01.org.linux-iscsi.t%03d.x8664:sn.0", i),
+                    List.of("192.0.2.2:3260,1", "[fd00::2]:3260,2")));
+        }
+        IserTargetRuntime big = WindowedRuntimes.create(fabric, new TargetDirectory() {
+            @Override public Optional<PortalGroup> portalGroup(String targetName, InetSocketAddress portal) {
+                return Optional.empty();
+            }
+            @Override public List<SendTarget> sendTargets(String initiatorName, InetSocketAddress portal) {
+                return many;
+            }
+        }, 128);
+        try {
+            big.enable(other);
+            List<DiscoveredTarget> found = initiator.discover(other).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals(600, found.size(), "about 30 KB of keys, more than one 8 KiB Text Response");
+            assertEquals("192.0.2.2:3260,1 iqn.2003-01.org.linux-iscsi.t000.x8664:sn.0", found.get(0).toString());
+            assertEquals(new DiscoveredTarget("iqn.2003-01.org.linux-iscsi.t299.x8664:sn.0",
+                    new InetSocketAddress("fd00::2", 3260), 2), found.get(599));
+        } finally {
+            big.close();
+        }
+    }
+
+    @Test
     void discoveryAgainstTheTarget() throws Exception {
         List<DiscoveredTarget> found = initiator.discover(PORTAL).toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertEquals(List.of(new DiscoveredTarget(IQN, PORTAL, 1)), found);
