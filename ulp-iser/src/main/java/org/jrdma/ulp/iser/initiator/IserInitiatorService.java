@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jrdma.ulp.iser.DiscoveredTarget;
 import org.jrdma.ulp.iser.IserInitiator;
+import org.jrdma.ulp.iser.IserIoException;
 import org.jrdma.ulp.iser.IserSession;
 import org.jrdma.ulp.iser.IserSessionOptions;
 import org.jrdma.ulp.iser.conn.IserTransport;
@@ -35,6 +36,7 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
     private final Map<Integer, InitiatorSession> sessions = new ConcurrentSkipListMap<>();
     private final AtomicInteger nextSid = new AtomicInteger(1);
     private volatile IserSessionOptions defaults = IserSessionOptions.defaults();
+    private volatile boolean closed;
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "iser-initiator");
         t.setDaemon(true);
@@ -72,6 +74,9 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
 
     @Override
     public CompletionStage<List<DiscoveredTarget>> discover(InetSocketAddress portal) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IserIoException("the iSER initiator is stopped"));
+        }
         IserSessionOptions o = defaults;
         SendTargetsDiscovery discovery = new SendTargetsDiscovery(portal);
         InitiatorLoginParams spec = InitiatorLoginParams.discovery(initiatorName, ISID_BASE);
@@ -82,6 +87,9 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
     @Override
     public CompletionStage<IserSession> login(InetSocketAddress portal, String targetName,
             IserSessionOptions options) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IserIoException("the iSER initiator is stopped"));
+        }
         for (InitiatorSession s : sessions.values()) {
             if (s.targetName().equals(targetName) && s.portal().equals(portal)) {
                 return CompletableFuture.failedFuture(new SessionExistsException(s));
@@ -112,6 +120,7 @@ public final class IserInitiatorService implements IserInitiator, AutoCloseable 
     /** Logs every session out (bounded by each one's logout timeout), then stops the timers. */
     @Override
     public void close() {
+        closed = true;
         for (InitiatorSession s : new ArrayList<>(sessions.values())) {
             s.close();
         }

@@ -195,6 +195,19 @@ class InitiatorSessionTest {
     }
 
     @Test
+    void closingTheServiceLogsOutAndRefusesNewWork() throws Exception {
+        IserSession s = login(128, IserSessionOptions.defaults());
+        initiator.close();
+        assertEquals(IserSession.State.FREE, s.state());
+        assertEquals(List.of(), initiator.sessions());
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> initiator.login(PORTAL, IQN).toCompletableFuture().get(5, TimeUnit.SECONDS));
+        assertEquals("the iSER initiator is stopped", e.getCause().getMessage());
+        assertThrows(ExecutionException.class,
+                () -> initiator.discover(PORTAL).toCompletableFuture().get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
     void logoutEndsTheSession() throws Exception {
         IserSession s = login(128, IserSessionOptions.defaults());
         s.logout().toCompletableFuture().get(5, TimeUnit.SECONDS);
