@@ -7,6 +7,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.jrdma.ulp.iser.conn.MemoryTransport;
 import org.jrdma.ulp.iser.shell.Iscsiadm;
 import org.jrdma.ulp.iser.shell.IserIo;
@@ -117,22 +119,26 @@ class IscsiadmTest {
         assertEquals((byte) 0xde, disk[1 << 20]);
         assertEquals((byte) 0xef, disk[(1 << 20) + 4 * 1024 * 1024 - 1]);
         assertEquals(0, disk[(1 << 20) - 1]);
-        assertEquals(0, iserIo("-s", "1", "--offset", "1m", "--size", "4m", "--bs", "4k", "--qd", "32", "--pattern",
-                "deadbeef", "--verify"));
+        assertEquals(0, deadbeef4k("--verify"));
         assertTrue(out.endsWith("verify: OK (4194304 bytes match pattern deadbeef)\n"), out);
-        assertEquals(0, iserIo("-s", "1", "--offset", "1m", "--size", "4m", "--bs", "4k", "--qd", "32", "--random",
-                "--pattern", "deadbeef", "--verify"));
+        assertEquals(0, deadbeef4k("--random", "--verify"));
         assertTrue(out.endsWith("verify: OK (4194304 bytes match pattern deadbeef)\n"), out);
         disk[(1 << 20) + 5000] ^= 1;
-        assertEquals(1, iserIo("-s", "1", "--offset", "1m", "--size", "4m", "--bs", "4k", "--qd", "32", "--pattern",
-                "deadbeef", "--verify"));
+        assertEquals(1, deadbeef4k("--verify"));
         assertTrue(out.endsWith("verify: MISMATCH at byte 1053576\n"), out);
-        assertEquals(0, iserIo("-s", "1", "--offset", "1m", "--size", "4m", "--bs", "4k", "--qd", "32", "--random",
-                "--pattern", "deadbeef", "--write"));
+        assertEquals(0, deadbeef4k("--random", "--write"));
         assertTrue(out.startsWith("random write: 4194304 bytes in 1024 I/Os of 4096 bytes at QD 32: "), out);
         assertEquals(1, iserIo("-s", "1", "--offset", "64m", "--size", "4k", "--read"));
         assertTrue(err.contains("ILLEGAL REQUEST: LOGICAL BLOCK ADDRESS OUT OF RANGE"), err);
         assertEquals(2, iserIo("-s", "9", "--read"));
         assertEquals("iser_io: no session 9 (iscsiadm -m session)\n", err);
+    }
+
+    /** iser_io over 4 MiB from 1 MiB of session 1 in 4 KiB I/Os at QD 32 with pattern deadbeef. */
+    int deadbeef4k(String... more) {
+        List<String> args = new ArrayList<>(List.of("-s", "1", "--offset", "1m", "--size", "4m", "--bs", "4k",
+                "--qd", "32", "--pattern", "deadbeef"));
+        args.addAll(List.of(more));
+        return iserIo(args.toArray(String[]::new));
     }
 }
