@@ -12,7 +12,7 @@ import java.nio.file.StandardOpenOption;
  * the end), an existing shorter one is extended the same way. SYNCHRONIZE CACHE is {@code force(false)}
  * (fdatasync, as LIO's vfs_fsync_range with datasync).
  *
- * <p>Thin (UNMAP, WRITE SAME with UNMAP, LBPME) when holes can be punched in the file's directory: a discard
+ * <p>Thin (UNMAP, WRITE SAME with UNMAP, LBPME) when holes can be punched in the file: a discard
  * then deallocates the range as LIO's fd_do_unmap ({@link HolePunch}: util-linux fallocate(1), Java having no
  * fallocate(2)). Otherwise - or when asked not to, as LIO's default emulate_tpu=0 - fully provisioned: a
  * discard writes zeroes and VPD 0xb2 advertises nothing.
@@ -53,8 +53,7 @@ public final class FileioBackstore extends AbstractBackstore {
                 channel.write(ByteBuffer.allocate(1), bytes - 1);
             }
             this.size = bytes;
-            Path directory = file.toAbsolutePath().getParent();
-            this.thin = thin && directory != null && HolePunch.supported(directory);
+            this.thin = thin && HolePunch.supported(file, channel.size());
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;

@@ -1,18 +1,14 @@
 package org.jrdma.ulp.iser.scsi;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Deallocating a byte range of a file as LIO's fd_do_unmap does with vfs_fallocate(PUNCH_HOLE | KEEP_SIZE).
  * Java has no fallocate(2), so this runs util-linux's {@code fallocate --punch-hole --keep-size}; whether that
- * works (the tool exists, the file system supports holes) is probed once per directory with a scratch file.
+ * works (the tool exists, the file system supports holes) is probed once per file, touching nothing.
  */
 final class HolePunch {
     private static final String TOOL = "fallocate";
@@ -21,27 +17,16 @@ final class HolePunch {
     private HolePunch() {
     }
 
-    /** Whether holes can be punched in files of this directory (never touches an existing file). */
-    static boolean supported(Path directory) {
-        Path probe = null;
+    /**
+     * Whether holes can be punched in this file: punches 4 KiB past its end (KEEP_SIZE), which changes
+     * nothing but fails where the tool or the file system's hole punching is missing.
+     */
+    static boolean supported(Path file, long endOfFile) {
         try {
-            probe = Files.createTempFile(directory, ".jrdma-punch-", ".probe");
-            try (FileChannel ch = FileChannel.open(probe, StandardOpenOption.WRITE)) {
-                ch.write(ByteBuffer.allocate(8192), 0);
-                ch.force(false);
-            }
-            punch(probe, 0, 4096);
+            punch(file, endOfFile, 4096);
             return true;
         } catch (IOException e) {
             return false;
-        } finally {
-            if (probe != null) {
-                try {
-                    Files.deleteIfExists(probe);
-                } catch (IOException ignored) {
-                    // a scratch file left behind in the backing store's directory is harmless
-                }
-            }
         }
     }
 

@@ -141,8 +141,20 @@ class BackstoreTest {
             assertThrows(IOException.class, () -> fd.discard(64 * MIB - 512, 1024));
         }
         try (var files = Files.list(dir)) {
-            assertEquals(1, files.count(), "the probe's scratch file is gone");
+            assertEquals(1, files.count(), "nothing but the backing file");
         }
+    }
+
+    @Test
+    void theHolePunchProbeChangesNothingInAnExistingFile() throws Exception {
+        Path file = dir.resolve("existing-thin.img");
+        Files.write(file, pattern(12288, 7));
+        try (FileioBackstore fd = new FileioBackstore("fd4", file, 0)) {
+            assertTrue(fd.thinProvisioned());
+            assertEquals(12288, fd.size());
+        }
+        assertEquals(12288, Files.size(file));
+        assertArrayEquals(pattern(12288, 7), Files.readAllBytes(file));
     }
 
     @Test
