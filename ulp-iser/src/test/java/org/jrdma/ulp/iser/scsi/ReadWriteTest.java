@@ -1,7 +1,9 @@
 package org.jrdma.ulp.iser.scsi;
 
 import static org.jrdma.ulp.iser.scsi.Scsi.cdb10;
+import static org.jrdma.ulp.iser.scsi.Scsi.cdb12;
 import static org.jrdma.ulp.iser.scsi.Scsi.cdb16;
+import static org.jrdma.ulp.iser.scsi.Scsi.cdb6;
 import static org.jrdma.ulp.iser.scsi.Scsi.hex;
 import static org.jrdma.ulp.iser.scsi.Scsi.in;
 import static org.jrdma.ulp.iser.scsi.Scsi.out;
@@ -18,30 +20,13 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** READ/WRITE(6/10/12/16) through a LunTable on both backstores: read-back, ranges, EDTL, errors. */
+/** READ/WRITE(6/10/12/16) through a LunTable on each backstore kind: read-back, ranges, EDTL, errors. */
 class ReadWriteTest {
     private static final long SIZE = 64L << 20;
     private static final long BLOCKS = SIZE / 512;
 
     @TempDir
     Path dir;
-
-    /** A 12-byte READ(12)/WRITE(12) CDB. */
-    private static byte[] cdb12(int opcode, long lba, long blocks) {
-        byte[] b = new byte[12];
-        b[0] = (byte) opcode;
-        Scsi.put(b, 2, 4, lba);
-        Scsi.put(b, 6, 4, blocks);
-        return b;
-    }
-
-    private static byte[] cdb6(int opcode, long lba, int blocks) {
-        byte[] b = new byte[6];
-        b[0] = (byte) opcode;
-        Scsi.put(b, 1, 3, lba);
-        b[4] = (byte) blocks;
-        return b;
-    }
 
     @ParameterizedTest
     @EnumSource(Stores.class)
