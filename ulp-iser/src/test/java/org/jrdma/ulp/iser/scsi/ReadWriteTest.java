@@ -52,6 +52,23 @@ class ReadWriteTest {
         assertArrayEquals(last, in(t, 0, cdb10(0x28, BLOCKS - 1, 1), 512).good().data());
     }
 
+    @ParameterizedTest
+    @EnumSource(Stores.class)
+    void directBuffersAsTheTransportsPoolHandsThem(Stores kind) {
+        LunTable t = kind.table(dir, SIZE, false);
+        byte[] data = pattern(65536 + 512, 12); // crosses a ramdisk chunk
+        ByteBuffer out = ByteBuffer.allocateDirect(data.length).put(data).flip();
+        byte[] w = Scsi.cdb16(cdb10(0x2a, 100, 129));
+        assertEquals(ScsiResult.GOOD, t.execute(new ScsiTask(0, w, data.length, out, null)).status());
+        ByteBuffer in = ByteBuffer.allocateDirect(data.length + 4096); // a pool buffer larger than EDTL
+        ScsiResult r = t.execute(new ScsiTask(0, Scsi.cdb16(cdb10(0x28, 100, 129)), data.length,
+                ByteBuffer.allocate(0), in));
+        assertEquals(data.length, r.dataInLength());
+        byte[] back = new byte[data.length];
+        in.get(0, back);
+        assertArrayEquals(data, back);
+    }
+
     @Test
     void read6OfLengthZeroMeans256Blocks() {
         LunTable t = Stores.RAMDISK.table(dir, SIZE, false);
