@@ -98,8 +98,8 @@ public final class IserTargetRuntime implements PortalControl, AutoCloseable {
 
     private void accept(IserConnection c) {
         InetSocketAddress portal = c.localAddress();
-        TargetLogin login = logins.create(new DirectoryLoginPolicy(directory, portal, sessions), portal);
-        TargetConnection tc = new TargetConnection(this, c, login);
+        TargetLoginPolicy policy = new DirectoryLoginPolicy(directory, portal, sessions);
+        TargetConnection tc = new TargetConnection(this, c, policy, logins.create(policy, portal));
         connections.add(tc);
         c.handler(tc);
         if (closed.get()) {

@@ -7,14 +7,15 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.jrdma.ulp.iser.conn.IserConnection;
 import org.jrdma.ulp.iser.conn.IserConnectionHandler;
 import org.jrdma.ulp.iser.login.LoginStep;
+import org.jrdma.ulp.iser.login.SendTargetsText;
 import org.jrdma.ulp.iser.login.TargetLogin;
+import org.jrdma.ulp.iser.login.TargetLoginPolicy;
 import org.jrdma.ulp.iser.pdu.Bhs;
 import org.jrdma.ulp.iser.pdu.IscsiHeader;
 import org.jrdma.ulp.iser.pdu.IscsiOpcode;
@@ -64,14 +65,15 @@ final class TargetConnection implements IserConnectionHandler {
     private final TargetLogin login;
     private final Object sendLock = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicInteger nextTtt = new AtomicInteger();
+    private final TargetLoginPolicy policy;
     private volatile TargetSession session;
-    private volatile ControlRequests.TextRemainder textRemainder;
+    private volatile SendTargetsText.Responder textResponder;
     private int statSn;
 
-    TargetConnection(IserTargetRuntime runtime, IserConnection conn, TargetLogin login) {
+    TargetConnection(IserTargetRuntime runtime, IserConnection conn, TargetLoginPolicy policy, TargetLogin login) {
         this.runtime = runtime;
         this.conn = conn;
+        this.policy = policy;
         this.login = login;
     }
 
@@ -234,20 +236,15 @@ final class TargetConnection implements IserConnectionHandler {
         sendStatus(sn -> new Reject(reason, sn, 0), data, 0);
     }
 
-    /** Keeps the rest of a Text Response (one per connection, as the initiator has one text exchange at a time). */
-    int keepTextRemainder(byte[] rest) {
-        int ttt = nextTtt.incrementAndGet() & 0x7fffffff;
-        textRemainder = new ControlRequests.TextRemainder(ttt, rest);
-        return ttt;
-    }
-
-    /** The rest of a Text Response continued with {@code ttt}, or null. */
-    ControlRequests.TextRemainder takeTextRemainder(int ttt) {
-        ControlRequests.TextRemainder r = textRemainder;
-        if (r == null || r.ttt() != ttt) {
-            return null;
+    /** The Text exchange's state (one per connection: an initiator has one Text exchange at a time). */
+    SendTargetsText.Responder textResponder() {
+        SendTargetsText.Responder r = textResponder;
+        if (r == null) {
+            int maxRecv = Math.min(session.params().initiatorRecvDataSegmentLength(),
+                    conn.maxRecvDataSegmentLength());
+            r = new SendTargetsText.Responder(policy, session.params().initiatorName(), maxRecv);
+            textResponder = r;
         }
-        textRemainder = null;
         return r;
     }
 
