@@ -28,10 +28,11 @@ final class ControlRequests {
     private ControlRequests() {
     }
 
-    /** A ping (ITT set) is echoed, data included; ITT 0xffffffff answers a target ping and gets nothing. */
+    /** A ping (ITT set) is echoed, data included; ITT 0xffffffff answers the target's ping and gets nothing. */
     static void nopOut(TargetConnection c, IserPdu pdu) {
         NopOut nop = (NopOut) pdu.pdu().header();
         if (nop.itt() == Reject.RESERVED_TAG) {
+            c.pingAnswered(nop.ttt());
             return;
         }
         c.sendStatus(sn -> new NopIn(nop.lun(), nop.itt(), Reject.RESERVED_TAG, sn), pdu.pdu().data(), 0);

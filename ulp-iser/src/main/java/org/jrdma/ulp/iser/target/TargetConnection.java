@@ -24,6 +24,7 @@ import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
 import org.jrdma.ulp.iser.pdu.IserHeader;
 import org.jrdma.ulp.iser.pdu.IserPdu;
 import org.jrdma.ulp.iser.pdu.LoginResponse;
+import org.jrdma.ulp.iser.pdu.NopIn;
 import org.jrdma.ulp.iser.pdu.Reject;
 import org.jrdma.ulp.iser.pdu.RejectReason;
 import org.jrdma.ulp.iser.pdu.TargetSn;
@@ -68,6 +69,10 @@ final class TargetConnection implements IserConnectionHandler {
     private final TargetLoginPolicy policy;
     private volatile TargetSession session;
     private volatile SendTargetsText.Responder textResponder;
+    private volatile long lastReceived = System.nanoTime();
+    private volatile int pingTtt = Reject.RESERVED_TAG;
+    private volatile long pingSentAt;
+    private int nextPingTtt;
     private int statSn;
 
     TargetConnection(IserTargetRuntime runtime, IserConnection conn, TargetLoginPolicy policy, TargetLogin login) {
@@ -95,6 +100,7 @@ final class TargetConnection implements IserConnectionHandler {
 
     @Override
     public void onPdu(IserConnection c, IserPdu pdu) {
+        lastReceived = System.nanoTime();
         try {
             if (session == null) {
                 onLogin(pdu);
@@ -246,6 +252,42 @@ final class TargetConnection implements IserConnectionHandler {
             textResponder = r;
         }
         return r;
+    }
+
+    /**
+     * The pinger's tick: drops the connection when a NOP-In went unanswered for {@code timeoutNanos}, else pings
+     * when nothing arrived for {@code idleNanos}.
+     */
+    void nopInTick(long now, long idleNanos, long timeoutNanos) {
+        if (session == null || closed.get()) {
+            return;
+        }
+        if (pingTtt != Reject.RESERVED_TAG) {
+            if (now - pingSentAt > timeoutNanos) {
+                runtime.counters().increment(TargetCounter.NOP_IN_TIMEOUTS);
+                close();
+            }
+            return;
+        }
+        if (now - lastReceived < idleNanos) {
+            return;
+        }
+        synchronized (sendLock) {
+            int ttt = ++nextPingTtt & 0x7fffffff;
+            pingTtt = ttt;
+            pingSentAt = now;
+            CmdSnWindow w = session.window();
+            // RFC 7143 11.19: an unsolicited NOP-In carries the current StatSN without advancing it.
+            post(new IserPdu(IserHeader.CONTROL, new IscsiPdu(new NopIn(0, Reject.RESERVED_TAG, ttt,
+                    new TargetSn(statSn, w.expCmdSn(), w.maxCmdSn())), NO_DATA)), 0);
+        }
+    }
+
+    /** A NOP-Out that answers a ping (ITT 0xffffffff) with its TTT. */
+    void pingAnswered(int ttt) {
+        if (ttt == pingTtt) {
+            pingTtt = Reject.RESERVED_TAG;
+        }
     }
 
     /** Disconnects (rdma_disconnect); {@link #onDisconnected} follows. */
