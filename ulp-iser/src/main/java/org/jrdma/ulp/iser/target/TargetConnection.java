@@ -110,6 +110,7 @@ final class TargetConnection implements IserConnectionHandler {
         } catch (RuntimeException e) {
             // A bug must not take the completion thread down: drop this connection only.
             LOG.log(Level.WARNING, "iSER target: " + pdu.pdu().opcode() + " from " + conn.remoteAddress(), e);
+            runtime.counters().increment(TargetCounter.INTERNAL_ERRORS);
             close();
         }
     }
