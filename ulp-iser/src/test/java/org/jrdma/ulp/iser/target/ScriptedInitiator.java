@@ -95,7 +95,7 @@ public final class ScriptedInitiator implements IserConnectionHandler, AutoClose
         return login(INITIATOR, TARGET, ISID, 0);
     }
 
-    void send(IserHeader iser, IscsiHeader header, byte[] data) {
+    public void send(IserHeader iser, IscsiHeader header, byte[] data) {
         try {
             conn.send(new IserPdu(iser, new IscsiPdu(header, data)));
         } catch (RejectedExecutionException e) {
@@ -138,7 +138,7 @@ public final class ScriptedInitiator implements IserConnectionHandler, AutoClose
         return conn.buffers().allocate(length);
     }
 
-    ScsiCommand command(boolean read, boolean write, int edtl, byte[] cdb) {
+    public ScsiCommand command(boolean read, boolean write, int edtl, byte[] cdb) {
         byte[] field = new byte[ScsiCommand.CDB_LENGTH];
         System.arraycopy(cdb, 0, field, 0, cdb.length);
         return new ScsiCommand(false, true, read, write, TaskAttribute.SIMPLE, 0, itt++, edtl,
@@ -165,7 +165,7 @@ public final class ScriptedInitiator implements IserConnectionHandler, AutoClose
     }
 
     /** A command without data. */
-    ScsiCommand noData(byte[] cdb) {
+    public ScsiCommand noData(byte[] cdb) {
         ScsiCommand c = command(false, false, 0, cdb);
         send(IserHeader.CONTROL, c, new byte[0]);
         return c;
