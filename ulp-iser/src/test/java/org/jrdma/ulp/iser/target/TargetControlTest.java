@@ -318,6 +318,25 @@ class TargetControlTest {
     }
 
     @Test
+    void portalsEnableOnceDisableKeepsSessionsAndABusyAddressFails() throws Exception {
+        runtime.enable(TestDirectory.PORTAL); // again: one listener per address
+        assertEquals(java.util.Set.of(TestDirectory.PORTAL), runtime.portals());
+        try (ScriptedInitiator ini = loggedIn(ScriptedInitiator.TARGET, 1)) {
+            runtime.disable(TestDirectory.PORTAL);
+            assertTrue(runtime.portals().isEmpty());
+            assertTrue(transport.connect(TestDirectory.PORTAL, ini).toCompletableFuture().isCompletedExceptionally(),
+                    "no listener after disable");
+            IserBuffer buf = ini.buffer(8);
+            ini.read(ScriptedInitiator.readCapacity10(), 8, buf);
+            assertEquals(ScsiResponse.GOOD, ini.next(ScsiResponse.class).status(), "the session stays, as in LIO");
+            transport.listen(TestDirectory.PORTAL, c -> { });
+            org.junit.jupiter.api.Assertions.assertThrows(org.jrdma.ulp.iser.conn.IserTransportException.class,
+                    () -> runtime.enable(TestDirectory.PORTAL), "EADDRINUSE");
+            assertTrue(runtime.portals().isEmpty());
+        }
+    }
+
+    @Test
     void closingTheRuntimeEndsSessionsAndStopsListening() throws Exception {
         ScriptedInitiator ini = loggedIn(ScriptedInitiator.TARGET, 1);
         runtime.close();
