@@ -76,39 +76,68 @@ final class ScsiTaskRunner {
 
     /** Starts the task: checks the transfer against the iSER header, then data-out, execute, data-in, status. */
     void start() {
+        if (admitted() && staged()) {
+            run();
+        }
+    }
+
+    /** The transfer fits iSER and the ITT is free, else a Reject. */
+    private boolean admitted() {
         String bad = transferError();
         if (bad != null) {
             LOG.fine(() -> "iSER target: Reject " + cmd + ": " + bad);
             conn.reject(RejectReason.PROTOCOL_ERROR, cmd);
-            return;
+            return false;
         }
         if (!session.start(this)) {
             conn.reject(RejectReason.TASK_IN_PROGRESS, cmd);
-            return;
+            return false;
         }
+        return true;
+    }
+
+    /** A registered buffer of EDTL bytes, else the command ends with a status saying why. */
+    private boolean staged() {
         int edtl = cmd.edtl();
         if (edtl > conn.connection().buffers().maxLength()) {
             // Past what the target can stage (VPD 0xb0 MAXIMUM TRANSFER LENGTH says as much): the CDB is refused.
             respond(failure(ScsiResult.CHECK_CONDITION, SENSE_ILLEGAL_REQUEST, ASC_INVALID_FIELD_IN_CDB, 0));
-            return;
+            return false;
         }
         if (edtl > 0) {
             try {
                 buffer = conn.connection().buffers().allocate(edtl);
             } catch (IserTransportException e) {
                 respond(failure(ScsiResult.TASK_SET_FULL, 0, 0, 0)); // the pool is exhausted for now: retry
-                return;
+                return false;
             }
         }
-        dataOut().thenApplyAsync(ignored -> execute(), worker)
+        return true;
+    }
+
+    private void run() {
+        CompletionStage<Void> out;
+        try {
+            out = dataOut();
+        } catch (RuntimeException e) {
+            out = CompletableFuture.failedFuture(e); // a transport that throws instead of failing the stage
+        }
+        out.thenApplyAsync(ignored -> execute(), worker)
                 .thenCompose(this::dataIn)
                 .whenComplete((result, error) -> {
                     if (error != null) {
                         // Aborted, or the connection is going down (an RDMA op failed or was flushed).
                         counters.increment(TargetCounter.ABORTED);
                         end();
-                    } else {
+                        return;
+                    }
+                    try {
                         respond(result);
+                    } catch (RuntimeException e) {
+                        // A bug: a stage would swallow it and the buffer stay taken.
+                        counters.increment(TargetCounter.INTERNAL_ERRORS);
+                        end();
+                        conn.close();
                     }
                 });
     }
