@@ -1,6 +1,8 @@
 package org.jrdma.ulp.iser.target;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -9,6 +11,7 @@ import java.util.logging.Logger;
 import org.jrdma.ulp.iser.conn.IserBuffer;
 import org.jrdma.ulp.iser.conn.IserTransportException;
 import org.jrdma.ulp.iser.login.SessionParams;
+import org.jrdma.ulp.iser.pdu.Ahs;
 import org.jrdma.ulp.iser.pdu.IserHeader;
 import org.jrdma.ulp.iser.pdu.IserPdu;
 import org.jrdma.ulp.iser.pdu.RejectReason;
@@ -35,6 +38,7 @@ final class ScsiTaskRunner {
     private final TargetConnection conn;
     private final TargetSession session;
     private final ScsiCommand cmd;
+    private final byte[] cdb;
     private final IserHeader iser;
     private final byte[] immediateData;
     private final Executor worker;
@@ -48,10 +52,25 @@ final class ScsiTaskRunner {
         this.conn = conn;
         this.session = session;
         this.cmd = (ScsiCommand) pdu.pdu().header();
+        this.cdb = cdb(cmd, pdu.pdu().ahs());
         this.iser = pdu.iser();
         this.immediateData = pdu.pdu().data();
         this.worker = worker;
         this.counters = counters;
+    }
+
+    /** The CDB: the BHS's 16 bytes, then an Extended CDB AHS's (RFC 7143 section 11.2.2.3: a reserved byte first). */
+    private static byte[] cdb(ScsiCommand cmd, List<Ahs> ahs) {
+        byte[] base = cmd.cdb();
+        for (Ahs a : ahs) {
+            if (a.type() == Ahs.EXTENDED_CDB && a.specific().length > 1) {
+                byte[] ext = a.specific();
+                byte[] all = Arrays.copyOf(base, base.length + ext.length - 1);
+                System.arraycopy(ext, 1, all, base.length, ext.length - 1);
+                return all;
+            }
+        }
+        return base;
     }
 
     int itt() {
@@ -191,7 +210,7 @@ final class ScsiTaskRunner {
         ByteBuffer in = cmd.read() && buffer != null ? buffer.buffer().limit(edtl).slice() : null;
         ScsiResult result;
         try {
-            result = session.luns().execute(new ScsiTask(cmd.lun(), cmd.cdb(), edtl, out, in));
+            result = session.luns().execute(new ScsiTask(cmd.lun(), cdb, edtl, out, in));
         } catch (RuntimeException e) {
             // The core promises sense for every error; should it throw anyway, the initiator gets one.
             result = failure(ScsiResult.CHECK_CONDITION, SENSE_HARDWARE_ERROR, 0x44, 0x00);

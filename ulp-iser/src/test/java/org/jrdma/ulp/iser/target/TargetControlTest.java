@@ -337,6 +337,30 @@ class TargetControlTest {
     }
 
     @Test
+    void anExtendedCdbAhsCarriesTheRestOfA32ByteCdb() throws Exception {
+        byte[][] seen = new byte[1][];
+        runtime.close();
+        runtime = TargetFixture.runtime(transport, new TestDirectory().add(ScriptedInitiator.TARGET, task -> {
+            seen[0] = task.cdb();
+            return ScsiResult.good(0);
+        }));
+        try (ScriptedInitiator ini = loggedIn(ScriptedInitiator.TARGET, 1)) {
+            byte[] cdb = new byte[32];
+            for (int i = 0; i < cdb.length; i++) {
+                cdb[i] = (byte) (0x7f + i);
+            }
+            ScsiCommand c = ini.command(false, false, 0, java.util.Arrays.copyOf(cdb, 16));
+            byte[] ext = new byte[17]; // a reserved byte, then CDB bytes 16..31
+            System.arraycopy(cdb, 16, ext, 1, 16);
+            ini.connection().send(new IserPdu(IserHeader.CONTROL, new org.jrdma.ulp.iser.pdu.IscsiPdu(c,
+                    List.of(new org.jrdma.ulp.iser.pdu.Ahs(org.jrdma.ulp.iser.pdu.Ahs.EXTENDED_CDB, ext)),
+                    new byte[0])));
+            assertEquals(ScsiResponse.GOOD, ini.next(ScsiResponse.class).status());
+            assertArrayEquals(cdb, seen[0], "all 32 CDB bytes reach the LUN");
+        }
+    }
+
+    @Test
     void closingTheRuntimeEndsSessionsAndStopsListening() throws Exception {
         ScriptedInitiator ini = loggedIn(ScriptedInitiator.TARGET, 1);
         runtime.close();
