@@ -1,0 +1,134 @@
+package org.jrdma.ulp.iser.scsi;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The {@code fileio} backstore (LIO {@code target_core_file.c}): a file read and written with positional
+ * FileChannel I/O, so concurrent commands need no lock. A missing file is created sparse (one byte written at
+ * the end), an existing shorter one is extended the same way. SYNCHRONIZE CACHE is {@code force(false)}
+ * (fdatasync, as LIO's vfs_fsync_range with datasync).
+ *
+ * <p>Not thin: Java cannot punch holes (fallocate PUNCH_HOLE), so a discard writes zeroes and VPD 0xb2 does
+ * not advertise LBPU/LBPWS.
+ */
+public final class FileioBackstore implements Backstore {
+    public static final int BLOCK_SIZE = 512;
+    private static final int ZERO_CHUNK = 64 * 1024;
+
+    private final String name;
+    private final Path file;
+    private final long size;
+    private final FileChannel channel;
+
+    /**
+     * @param size bytes exported, rounded down to whole 512-byte blocks; 0 = the existing file's size
+     * @throws IOException the file cannot be opened or created, or the size is 0 and so is the file's
+     */
+    public FileioBackstore(String name, Path file, long size) throws IOException {
+        if (name == null || name.isEmpty() || size < 0) {
+            throw new IllegalArgumentException("fileio needs a name and a size >= 0");
+        }
+        this.name = name;
+        this.file = file;
+        this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.SPARSE,
+                StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            long bytes = (size == 0 ? channel.size() : size) / BLOCK_SIZE * BLOCK_SIZE;
+            if (bytes == 0) {
+                throw new IOException("fileio " + name + ": " + file + " is empty and no size given");
+            }
+            if (channel.size() < bytes) {
+                channel.write(ByteBuffer.allocate(1), bytes - 1);
+            }
+            this.size = bytes;
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String plugin() {
+        return "fileio";
+    }
+
+    @Override
+    public long size() {
+        return size;
+    }
+
+    @Override
+    public int blockSize() {
+        return BLOCK_SIZE;
+    }
+
+    @Override
+    public void read(long offset, ByteBuffer dst) throws IOException {
+        check(offset, dst.remaining());
+        long at = offset;
+        while (dst.hasRemaining()) {
+            int n = channel.read(dst, at);
+            if (n < 0) {
+                throw new IOException("fileio " + name + ": " + file + " shrank below " + size);
+            }
+            at += n;
+        }
+    }
+
+    @Override
+    public void write(long offset, ByteBuffer src) throws IOException {
+        check(offset, src.remaining());
+        long at = offset;
+        while (src.hasRemaining()) {
+            at += channel.write(src, at);
+        }
+    }
+
+    /** Zero-fills: no hole punching from Java (see the class comment). */
+    @Override
+    public void discard(long offset, long length) throws IOException {
+        check(offset, length);
+        ByteBuffer zeroes = ByteBuffer.allocate((int) Math.min(length, ZERO_CHUNK));
+        long end = offset + length;
+        for (long at = offset; at < end; ) {
+            zeroes.clear().limit((int) Math.min(zeroes.capacity(), end - at));
+            while (zeroes.hasRemaining()) {
+                at += channel.write(zeroes, at);
+            }
+        }
+    }
+
+    @Override
+    public void flush() throws IOException {
+        channel.force(false);
+    }
+
+    @Override
+    public boolean thinProvisioned() {
+        return false;
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+
+    private void check(long offset, long length) throws IOException {
+        if (offset < 0 || length < 0 || offset > size - length) {
+            throw new IOException("fileio " + name + ": range " + offset + "+" + length + " beyond " + size);
+        }
+    }
+}
