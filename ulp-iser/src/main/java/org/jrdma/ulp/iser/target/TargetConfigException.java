@@ -1,0 +1,17 @@
+package org.jrdma.ulp.iser.target;
+
+/**
+ * A configuration change refused, with the words targetcli-fb (rtslib-fb, configshell-fb) uses for it, so
+ * the shell prints the message as it is ({@code Storage object ramdisk/rd0 exists}).
+ */
+public class TargetConfigException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public TargetConfigException(String message) {
+        super(message);
+    }
+
+    public TargetConfigException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}
