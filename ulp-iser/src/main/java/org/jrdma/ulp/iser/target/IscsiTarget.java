@@ -51,7 +51,7 @@ public final class IscsiTarget {
                 if (tpgs.containsKey(t)) {
                     throw new TargetConfigException("This TPG already exists in configFS");
                 }
-                Tpg tpg = new Tpg(tree, wwn, t);
+                Tpg tpg = new Tpg(tree, this, t);
                 tpg.setAttribute(TpgAttribute.AUTHENTICATION.key(), 0);
                 tpgs.put(t, tpg);
                 return tpg;

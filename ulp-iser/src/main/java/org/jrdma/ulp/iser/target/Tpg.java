@@ -29,6 +29,7 @@ public final class Tpg implements PortalGroup {
 
     private final TargetTree tree;
     private final Object state;
+    private final IscsiTarget target;
     private final String targetName;
     private final int tag;
     private final Map<TpgAttribute, Integer> attributes = new EnumMap<>(TpgAttribute.class);
@@ -38,10 +39,11 @@ public final class Tpg implements PortalGroup {
     private final SortedMap<String, NodeAcl> acls = new TreeMap<>();
     private boolean enabled;
 
-    Tpg(TargetTree tree, String targetName, int tag) {
+    Tpg(TargetTree tree, IscsiTarget target, int tag) {
         this.tree = tree;
         this.state = tree.stateLock();
-        this.targetName = targetName;
+        this.target = target;
+        this.targetName = target.wwn();
         this.tag = tag;
         this.auth = new ChapAuth(state);
         for (TpgAttribute a : TpgAttribute.values()) {
@@ -57,6 +59,11 @@ public final class Tpg implements PortalGroup {
     @Override
     public int tag() {
         return tag;
+    }
+
+    /** {@code tpg1}: the node name in targetcli. */
+    public String name() {
+        return "tpg" + tag;
     }
 
     public boolean enabled() {
@@ -188,9 +195,16 @@ public final class Tpg implements PortalGroup {
         NetworkPortal p = new NetworkPortal(ip, port);
         return tree.edit(() -> {
             synchronized (state) {
-                if (portals.putIfAbsent(p.name(), p) != null) {
+                if (portals.containsKey(p.name())) {
                     throw new TargetConfigException("This NetworkPortal already exists in configFS");
                 }
+                // LIO: TPGs within a target cannot share ip:port (the np's tpg_np list, EEXIST)
+                for (Tpg other : target.tpgs().values()) {
+                    if (other != this && other.portals.containsKey(p.name())) {
+                        throw new TargetConfigException("Could not create NetworkPortal in configFS: [Errno 17] File exists");
+                    }
+                }
+                portals.put(p.name(), p);
                 return p;
             }
         });
