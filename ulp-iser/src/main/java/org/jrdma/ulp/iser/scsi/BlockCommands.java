@@ -40,6 +40,7 @@ final class BlockCommands {
             c.lun.backstore().read(offset + whole, block);
             c.dataIn(room).position(whole).put(block.array(), 0, room - whole);
         }
+        c.lun.countRead(room);
         return produced;
     }
 
@@ -57,6 +58,7 @@ final class BlockCommands {
             if (cdb.fua()) {
                 c.lun.backstore().flush();
             }
+            c.lun.countWrite(bytes);
         }
         return 0;
     }
@@ -122,6 +124,7 @@ final class BlockCommands {
             long n = Math.min(blocksPerRun, blocks - at);
             store.write((lba + at) * bs, run.clear().limit((int) (n * bs)));
         }
+        c.lun.countWrite(blocks * bs);
         return 0;
     }
 
@@ -162,10 +165,13 @@ final class BlockCommands {
         return (int) blocks;
     }
 
-    /** LOGICAL BLOCK ADDRESS OUT OF RANGE unless lba..lba+blocks-1 lies inside the LUN (unsigned LBA). */
+    /**
+     * LOGICAL BLOCK ADDRESS OUT OF RANGE unless lba..lba+blocks-1 lies inside the LUN (the LBA unsigned); the LBA
+     * must name a block even when no block is transferred (stricter than LIO, which lets LBA = capacity pass).
+     */
     static void checkRange(Command c, long lba, long blocks) throws CheckCondition {
         long capacity = c.lun.blocks();
-        if (lba < 0 || blocks < 0 || lba > capacity || blocks > capacity - lba) {
+        if (lba < 0 || blocks < 0 || lba >= capacity || blocks > capacity - lba) {
             throw new CheckCondition(Sense.LOGICAL_BLOCK_ADDRESS_OUT_OF_RANGE);
         }
     }

@@ -27,12 +27,13 @@ final class DeviceIdentification {
     static byte[] designators(ScsiLun lun, TargetPort port) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         descriptor(out, -1, CODE_SET_BINARY, ASSOC_LU, TYPE_NAA, lun.naaDesignator());
+        // T10 vendor id as LIO builds it: vendor, then "<device name>:<unit serial>", null terminated
         byte[] vendor = new byte[8];
         Inquiry.ascii(vendor, 0, 8, Inquiry.VENDOR);
-        byte[] serial = lun.unitSerial().getBytes(StandardCharsets.US_ASCII);
-        byte[] t10 = new byte[vendor.length + serial.length];
+        byte[] id = (lun.backstore().name() + ":" + lun.unitSerial()).getBytes(StandardCharsets.US_ASCII);
+        byte[] t10 = new byte[Math.min(255, vendor.length + id.length + 1)];
         System.arraycopy(vendor, 0, t10, 0, vendor.length);
-        System.arraycopy(serial, 0, t10, vendor.length, serial.length);
+        System.arraycopy(id, 0, t10, vendor.length, t10.length - vendor.length - 1);
         descriptor(out, -1, CODE_SET_ASCII, ASSOC_LU, TYPE_T10_VENDOR, t10);
         if (port != null) {
             byte[] rtpi = {0, 0, (byte) (port.relativePortId() >>> 8), (byte) port.relativePortId()};

@@ -15,11 +15,9 @@ import java.nio.file.StandardOpenOption;
  * <p>Not thin: Java cannot punch holes (fallocate PUNCH_HOLE), so a discard writes zeroes and VPD 0xb2 does
  * not advertise LBPU/LBPWS.
  */
-public final class FileioBackstore implements Backstore {
-    public static final int BLOCK_SIZE = 512;
+public final class FileioBackstore extends AbstractBackstore {
     private static final int ZERO_CHUNK = 64 * 1024;
 
-    private final String name;
     private final Path file;
     private final long size;
     private final FileChannel channel;
@@ -29,17 +27,17 @@ public final class FileioBackstore implements Backstore {
      * @throws IOException the file cannot be opened or created, or the size is 0 and so is the file's
      */
     public FileioBackstore(String name, Path file, long size) throws IOException {
-        if (name == null || name.isEmpty() || size < 0) {
-            throw new IllegalArgumentException("fileio needs a name and a size >= 0");
+        super("fileio", name);
+        if (size < 0) {
+            throw new IllegalArgumentException("fileio " + name + ": size " + size);
         }
-        this.name = name;
         this.file = file;
         this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.SPARSE,
                 StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
-            long bytes = (size == 0 ? channel.size() : size) / BLOCK_SIZE * BLOCK_SIZE;
+            long bytes = wholeBlocks(size == 0 ? channel.size() : size);
             if (bytes == 0) {
-                throw new IOException("fileio " + name + ": " + file + " is empty and no size given");
+                throw new IOException("fileio " + name() + ": " + file + " is empty and no size given");
             }
             if (channel.size() < bytes) {
                 channel.write(ByteBuffer.allocate(1), bytes - 1);
@@ -56,33 +54,18 @@ public final class FileioBackstore implements Backstore {
     }
 
     @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String plugin() {
-        return "fileio";
-    }
-
-    @Override
     public long size() {
         return size;
     }
 
     @Override
-    public int blockSize() {
-        return BLOCK_SIZE;
-    }
-
-    @Override
     public void read(long offset, ByteBuffer dst) throws IOException {
-        check(offset, dst.remaining());
+        checkRange(offset, dst.remaining());
         long at = offset;
         while (dst.hasRemaining()) {
             int n = channel.read(dst, at);
             if (n < 0) {
-                throw new IOException("fileio " + name + ": " + file + " shrank below " + size);
+                throw new IOException("fileio " + name() + ": " + file + " shrank below " + size);
             }
             at += n;
         }
@@ -90,7 +73,7 @@ public final class FileioBackstore implements Backstore {
 
     @Override
     public void write(long offset, ByteBuffer src) throws IOException {
-        check(offset, src.remaining());
+        checkRange(offset, src.remaining());
         long at = offset;
         while (src.hasRemaining()) {
             at += channel.write(src, at);
@@ -100,7 +83,7 @@ public final class FileioBackstore implements Backstore {
     /** Zero-fills: no hole punching from Java (see the class comment). */
     @Override
     public void discard(long offset, long length) throws IOException {
-        check(offset, length);
+        checkRange(offset, length);
         ByteBuffer zeroes = ByteBuffer.allocate((int) Math.min(length, ZERO_CHUNK));
         long end = offset + length;
         for (long at = offset; at < end; ) {
@@ -124,11 +107,5 @@ public final class FileioBackstore implements Backstore {
     @Override
     public void close() throws IOException {
         channel.close();
-    }
-
-    private void check(long offset, long length) throws IOException {
-        if (offset < 0 || length < 0 || offset > size - length) {
-            throw new IOException("fileio " + name + ": range " + offset + "+" + length + " beyond " + size);
-        }
     }
 }

@@ -75,10 +75,16 @@ public final class LunTable implements ScsiExecutor {
     @Override
     public ScsiResult execute(ScsiTask task) {
         byte[] bytes = task.cdb();
-        Cdb cdb = new Cdb(bytes == null || bytes.length == 0 ? new byte[16] : bytes);
+        if (bytes == null || bytes.length == 0) {
+            return new CheckCondition(Sense.INVALID_COMMAND_OPERATION_CODE).result();
+        }
+        Cdb cdb = new Cdb(bytes);
         int number = decodeLun(task.lun());
         ScsiLun lun = number < 0 ? null : luns.get(number);
         ScsiOpcode op = null;
+        if (lun != null) {
+            lun.countCommand();
+        }
         try {
             op = lookup(cdb, lun);
             if (lun != null && lun.readOnly() && op.writesMedium) {

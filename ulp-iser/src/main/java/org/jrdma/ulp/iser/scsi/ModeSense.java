@@ -34,7 +34,9 @@ final class ModeSense {
         byte[] descriptor = dbd ? new byte[0] : blockDescriptor(c.lun, llbaa);
         int headerLength = ten ? 8 : 4;
         byte[] b = new byte[headerLength + descriptor.length + pages.length];
-        int deviceSpecific = (c.lun.readOnly() ? 0x80 : 0) | 0x10; // WP, DPOFUA
+        // WP; DPOFUA where FUA means something (fileio's page cache), as LIO sets it only with a write cache
+        boolean dpofua = c.lun.backstore() instanceof FileioBackstore;
+        int deviceSpecific = (c.lun.readOnly() ? 0x80 : 0) | (dpofua ? 0x10 : 0);
         if (ten) {
             VpdPage.put(b, 0, 2, b.length - 2);
             b[3] = (byte) deviceSpecific;

@@ -2,49 +2,38 @@ package org.jrdma.ulp.iser.scsi;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The {@code ramdisk} backstore (LIO {@code rd_mcp}): memory in 64 KiB chunks allocated on first write, so a
- * 1 GiB ramdisk costs the heap only what was written; an unwritten chunk reads as zeroes. Thin provisioned:
- * a discard covering whole chunks frees them.
+ * 1 GiB ramdisk costs the heap only what was written; an unwritten chunk reads as zeroes. The chunk table is
+ * two-level (segments of 1024 chunks = 64 MiB, also allocated on first write), so even a multi-TiB ramdisk
+ * costs nothing until written. Thin provisioned: a discard covering whole chunks frees them.
  *
- * <p>Thread-safe for concurrent commands: a chunk is installed with compare-and-set, and commands on disjoint
- * byte ranges touch disjoint array elements (overlapping concurrent writes race as on any disk).
+ * <p>Thread-safe for concurrent commands: segments and chunks are installed with compare-and-set, and commands
+ * on disjoint byte ranges touch disjoint array elements (overlapping concurrent writes race as on any disk).
  */
-public final class RamdiskBackstore implements Backstore {
+public final class RamdiskBackstore extends AbstractBackstore {
     static final int CHUNK_SHIFT = 16;
     static final int CHUNK = 1 << CHUNK_SHIFT;
-    public static final int BLOCK_SIZE = 512;
-
-    private final String name;
+    private static final int SEGMENT_SHIFT = 10;
+    private static final int SEGMENT = 1 << SEGMENT_SHIFT;
     private final long size;
-    private final AtomicReferenceArray<byte[]> chunks;
+    private final AtomicReferenceArray<AtomicReferenceArray<byte[]>> segments;
     private volatile boolean closed;
 
     /** @param size bytes, rounded down to whole 512-byte blocks */
     public RamdiskBackstore(String name, long size) {
-        if (name == null || name.isEmpty()) {
-            throw new IllegalArgumentException("ramdisk needs a name");
-        }
-        long blocks = size / BLOCK_SIZE;
-        long chunkCount = (blocks * BLOCK_SIZE + CHUNK - 1) >>> CHUNK_SHIFT;
-        if (blocks <= 0 || chunkCount > Integer.MAX_VALUE - 8) {
+        super("ramdisk", name);
+        long bytes = wholeBlocks(size);
+        long chunks = (bytes + CHUNK - 1) >>> CHUNK_SHIFT;
+        long segmentCount = (chunks + SEGMENT - 1) >>> SEGMENT_SHIFT;
+        if (bytes <= 0 || segmentCount > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("ramdisk " + name + ": size " + size + " out of range");
         }
-        this.name = name;
-        this.size = blocks * BLOCK_SIZE;
-        this.chunks = new AtomicReferenceArray<>((int) chunkCount);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String plugin() {
-        return "ramdisk";
+        this.size = bytes;
+        this.segments = new AtomicReferenceArray<>((int) segmentCount);
     }
 
     @Override
@@ -52,16 +41,14 @@ public final class RamdiskBackstore implements Backstore {
         return size;
     }
 
-    @Override
-    public int blockSize() {
-        return BLOCK_SIZE;
-    }
-
-    /** How many 64 KiB chunks hold data (for tests and the config tree's statistics). */
-    public int allocatedChunks() {
-        int n = 0;
-        for (int i = 0; i < chunks.length(); i++) {
-            n += chunks.get(i) == null ? 0 : 1;
+    /** How many 64 KiB chunks hold data (for tests and statistics). */
+    public long allocatedChunks() {
+        long n = 0;
+        for (int s = 0; s < segments.length(); s++) {
+            AtomicReferenceArray<byte[]> segment = segments.get(s);
+            for (int i = 0; segment != null && i < SEGMENT; i++) {
+                n += segment.get(i) == null ? 0 : 1;
+            }
         }
         return n;
     }
@@ -70,12 +57,11 @@ public final class RamdiskBackstore implements Backstore {
     public void read(long offset, ByteBuffer dst) throws IOException {
         check(offset, dst.remaining());
         while (dst.hasRemaining()) {
-            int index = (int) (offset >>> CHUNK_SHIFT);
             int at = (int) (offset & (CHUNK - 1));
             int n = Math.min(dst.remaining(), CHUNK - at);
-            byte[] chunk = chunks.get(index);
+            byte[] chunk = find(offset >>> CHUNK_SHIFT);
             if (chunk == null) {
-                zero(dst, n);
+                dst.put(dst.position(), ZEROES, 0, n).position(dst.position() + n);
             } else {
                 dst.put(chunk, at, n);
             }
@@ -87,10 +73,9 @@ public final class RamdiskBackstore implements Backstore {
     public void write(long offset, ByteBuffer src) throws IOException {
         check(offset, src.remaining());
         while (src.hasRemaining()) {
-            int index = (int) (offset >>> CHUNK_SHIFT);
             int at = (int) (offset & (CHUNK - 1));
             int n = Math.min(src.remaining(), CHUNK - at);
-            src.get(chunk(index), at, n);
+            src.get(allocate(offset >>> CHUNK_SHIFT), at, n);
             offset += n;
         }
     }
@@ -100,15 +85,17 @@ public final class RamdiskBackstore implements Backstore {
         check(offset, length);
         long end = offset + length;
         while (offset < end) {
-            int index = (int) (offset >>> CHUNK_SHIFT);
+            long index = offset >>> CHUNK_SHIFT;
             int at = (int) (offset & (CHUNK - 1));
             int n = (int) Math.min(end - offset, CHUNK - at);
-            if (n == CHUNK) {
-                chunks.set(index, null);
-            } else {
-                byte[] chunk = chunks.get(index);
-                if (chunk != null) {
-                    java.util.Arrays.fill(chunk, at, at + n, (byte) 0);
+            AtomicReferenceArray<byte[]> segment = segments.get((int) (index >>> SEGMENT_SHIFT));
+            if (segment != null) {
+                int slot = (int) (index & (SEGMENT - 1));
+                byte[] chunk = segment.get(slot);
+                if (n == CHUNK) {
+                    segment.set(slot, null);
+                } else if (chunk != null) {
+                    Arrays.fill(chunk, at, at + n, (byte) 0);
                 }
             }
             offset += n;
@@ -128,35 +115,40 @@ public final class RamdiskBackstore implements Backstore {
     @Override
     public void close() {
         closed = true;
-        for (int i = 0; i < chunks.length(); i++) {
-            chunks.set(i, null);
+        for (int s = 0; s < segments.length(); s++) {
+            segments.set(s, null);
         }
     }
 
-    private byte[] chunk(int index) {
-        byte[] chunk = chunks.get(index);
+    private static final byte[] ZEROES = new byte[CHUNK];
+
+    private byte[] find(long index) {
+        AtomicReferenceArray<byte[]> segment = segments.get((int) (index >>> SEGMENT_SHIFT));
+        return segment == null ? null : segment.get((int) (index & (SEGMENT - 1)));
+    }
+
+    private byte[] allocate(long index) {
+        int s = (int) (index >>> SEGMENT_SHIFT);
+        AtomicReferenceArray<byte[]> segment = segments.get(s);
+        if (segment == null) {
+            AtomicReferenceArray<byte[]> fresh = new AtomicReferenceArray<>(SEGMENT);
+            segment = segments.compareAndExchange(s, null, fresh);
+            segment = segment == null ? fresh : segment;
+        }
+        int slot = (int) (index & (SEGMENT - 1));
+        byte[] chunk = segment.get(slot);
         if (chunk == null) {
             byte[] fresh = new byte[CHUNK];
-            chunk = chunks.compareAndExchange(index, null, fresh);
-            if (chunk == null) {
-                chunk = fresh;
-            }
+            chunk = segment.compareAndExchange(slot, null, fresh);
+            chunk = chunk == null ? fresh : chunk;
         }
         return chunk;
     }
 
     private void check(long offset, long length) throws IOException {
         if (closed) {
-            throw new IOException("ramdisk " + name + " is closed");
+            throw new IOException("ramdisk " + name() + " is closed");
         }
-        if (offset < 0 || length < 0 || offset > size - length) {
-            throw new IOException("ramdisk " + name + ": range " + offset + "+" + length + " beyond " + size);
-        }
-    }
-
-    private static void zero(ByteBuffer dst, int n) {
-        for (int i = 0; i < n; i++) {
-            dst.put((byte) 0);
-        }
+        checkRange(offset, length);
     }
 }

@@ -2,11 +2,14 @@ package org.jrdma.ulp.iser.scsi;
 
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A backstore exported as a logical unit ({@code struct se_lun} + {@code se_device}'s t10_wwn): read-only or
  * not, with the identity VPD pages report - a unit serial derived stably from the backstore name (a name-based
- * UUID as targetcli's random one would be, without the randomness) and the NAA 6 designator built from it.
+ * UUID as targetcli's random one would be, without the randomness) and the NAA 6 designator built from it -
+ * and its statistics (LIO's scsi_lu num_cmds, read/write bytes in configfs). Keep one ScsiLun per exported
+ * LUN across {@link LunTable} snapshots so the counters accumulate.
  */
 public final class ScsiLun {
     /** LIO's IEEE company id (OpenFabrics, 00-14-05) used in its NAA designators. */
@@ -15,6 +18,9 @@ public final class ScsiLun {
     private final Backstore backstore;
     private final boolean readOnly;
     private final String unitSerial;
+    private final LongAdder commands = new LongAdder();
+    private final LongAdder readBytes = new LongAdder();
+    private final LongAdder writeBytes = new LongAdder();
 
     public ScsiLun(Backstore backstore, boolean readOnly) {
         if (backstore == null || backstore.blockSize() <= 0 || backstore.size() < backstore.blockSize()) {
@@ -37,6 +43,33 @@ public final class ScsiLun {
     /** VPD 0x80's PRODUCT SERIAL NUMBER: a UUID string, stable for one backstore plugin and name. */
     public String unitSerial() {
         return unitSerial;
+    }
+
+    /** Commands addressed to this LUN, whatever their outcome. */
+    public long commands() {
+        return commands.sum();
+    }
+
+    /** Bytes read from the backstore by READ commands. */
+    public long readBytes() {
+        return readBytes.sum();
+    }
+
+    /** Bytes written to the backstore by WRITE and WRITE SAME commands. */
+    public long writeBytes() {
+        return writeBytes.sum();
+    }
+
+    void countCommand() {
+        commands.increment();
+    }
+
+    void countRead(long bytes) {
+        readBytes.add(bytes);
+    }
+
+    void countWrite(long bytes) {
+        writeBytes.add(bytes);
     }
 
     public int blockSize() {

@@ -19,7 +19,7 @@ enum ScsiOpcode {
     WRITE_6(0x0a, -1, Data.OUT, true, "0a 1f ff ff ff 00", BlockCommands::write),
     INQUIRY(0x12, -1, Data.IN, false, "12 01 ff ff ff 00", Inquiry::execute),
     MODE_SENSE_6(0x1a, -1, Data.IN, false, "1a 08 ff ff ff 00", ModeSense::modeSense6),
-    START_STOP_UNIT(0x1b, -1, Data.NONE, false, "1b 01 00 0f f7 00", PrimaryCommands::startStopUnit),
+    START_STOP_UNIT(0x1b, -1, Data.NONE, false, "1b 01 00 00 f7 00", PrimaryCommands::startStopUnit),
     READ_CAPACITY_10(0x25, -1, Data.IN, false, "25 00 00 00 00 00 00 00 00 00", BlockCommands::readCapacity10),
     READ_10(0x28, -1, Data.IN, false, "28 18 ff ff ff ff 00 ff ff 00", BlockCommands::read),
     WRITE_10(0x2a, -1, Data.OUT, true, "2a 18 ff ff ff ff 00 ff ff 00", BlockCommands::write),

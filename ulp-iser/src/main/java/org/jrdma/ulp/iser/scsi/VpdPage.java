@@ -22,7 +22,9 @@ enum VpdPage {
     UNIT_SERIAL_NUMBER(0x80) {
         @Override
         byte[] payload(ScsiLun lun, TargetPort port) {
-            return lun.unitSerial().getBytes(StandardCharsets.US_ASCII);
+            // null terminated, as LIO's spc_emulate_evpd_80 sends it
+            byte[] serial = lun.unitSerial().getBytes(StandardCharsets.US_ASCII);
+            return java.util.Arrays.copyOf(serial, serial.length + 1);
         }
     },
     DEVICE_IDENTIFICATION(0x83) {

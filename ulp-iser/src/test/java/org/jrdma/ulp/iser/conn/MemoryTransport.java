@@ -124,7 +124,9 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
 
         private void receive(ByteBuf wire) {
             IserConnectionHandler h = handler;
-            if (closed.get() || h == null) {
+            // A PDU sent before the disconnect is delivered (on RC its SEND completed, so it is in the
+            // receiver's CQ ahead of the DREQ): a Logout Response or failed Login Response then the close.
+            if (h == null) {
                 return;
             }
             try {

@@ -39,4 +39,17 @@ class BasicCommandsTest {
         assertArrayEquals(data, r.data());
         assertEquals(4096, r.result().dataInLength());
     }
+
+    @Test
+    void statisticsCountCommandsAndBytes() {
+        ScsiLun lun = table.luns().get(0);
+        out(table, 0, cdb10(0x2a, 0, 4), pattern(2048, 2)).good();
+        in(table, 0, cdb10(0x28, 0, 2), 1024).good();
+        in(table, 0, cdb10(0x28, 0, 8), 1000).good(); // overflow: only the EDTL's bytes are read
+        in(table, 0, "00 00 00 00 00 00", 0).good();
+        out(table, 0, cdb10(0x2a, 0, 4), 512, pattern(512, 2)).check(Sense.INVALID_FIELD_IN_COMMAND_IU);
+        assertEquals(5, lun.commands());
+        assertEquals(2048, lun.writeBytes());
+        assertEquals(2024, lun.readBytes());
+    }
 }

@@ -1,0 +1,27 @@
+package org.jrdma.ulp.iser.target;
+
+/** What the target runtime counts (LIO's {@code iscsi_stat_*} and isert's error counters, in one list). */
+public enum TargetCounter {
+    /** SCSI commands handed to the LUNs. */
+    COMMANDS,
+    /** Data-in bytes pushed by RDMA WRITE (initiator READs). */
+    READ_BYTES,
+    /** Data-out bytes taken (immediate data + RDMA READ; initiator WRITEs). */
+    WRITE_BYTES,
+    /** Reject PDUs sent. */
+    REJECTS,
+    /** Non-immediate commands outside [ExpCmdSN, MaxCmdSN] or duplicates, dropped silently (RFC 7143 4.2.2.1). */
+    OUT_OF_WINDOW,
+    /** Received SENDs that did not decode. */
+    MALFORMED,
+    /** Logins that reached the full feature phase. */
+    LOGINS_OK,
+    /** Logins answered with a non-zero status. */
+    LOGINS_FAILED,
+    /** Task management requests answered. */
+    TASK_MANAGEMENT,
+    /** Commands ended without a response: aborted, or their connection went down. */
+    ABORTED,
+    /** Sessions closed because a newer login with the same ISID and InitiatorName replaced them. */
+    REINSTATEMENTS
+}

@@ -1,0 +1,329 @@
+package org.jrdma.ulp.iser.conn;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.jrdma.ib.core.Access;
+import org.jrdma.ib.core.MemoryRegion;
+import org.jrdma.ib.core.MrType;
+import org.jrdma.ib.core.ResourceType;
+import org.jrdma.ib.core.SendWr;
+import org.jrdma.ib.core.WrOpcode;
+import org.jrdma.ulp.iser.pdu.InitiatorSn;
+import org.jrdma.ulp.iser.pdu.IscsiPdu;
+import org.jrdma.ulp.iser.pdu.IserHeader;
+import org.jrdma.ulp.iser.pdu.IserPdu;
+import org.jrdma.ulp.iser.pdu.NopIn;
+import org.jrdma.ulp.iser.pdu.NopOut;
+import org.jrdma.ulp.iser.pdu.TargetSn;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The iSER transport between two devices over the RDMA CM, written once for every fabric: connect, PDUs both
+ * ways, RDMA READ/WRITE, remote invalidation, errors and disconnects, and no leaks over many connections.
+ */
+abstract class AbstractIserTransportTest {
+    static final int PORT = 3260;
+    IserFabric fabric;
+
+    /** Two devices and an RDMA CM over them. */
+    abstract IserFabric openFabric() throws Exception;
+
+    RdmaIserTransport target;
+    RdmaIserTransport initiator;
+    final CompletableFuture<RdmaIserConnection> accepted = new CompletableFuture<>();
+    final Inbox targetInbox = new Inbox();
+    final Inbox initiatorInbox = new Inbox();
+
+    @BeforeEach
+    void up() throws Exception {
+        fabric = openFabric();
+    }
+
+    @AfterEach
+    void down() {
+        if (initiator != null) {
+            initiator.close();
+        }
+        if (target != null) {
+            target.close();
+        }
+        fabric.close();
+    }
+
+    /** A target listening on the portal and an initiator connected to it, both with {@code cfg}. */
+    RdmaIserConnection[] connect(IserConnectionConfig targetCfg, IserConnectionConfig initiatorCfg) throws Exception {
+        target = new RdmaIserTransport(fabric.cm(), targetCfg);
+        target.listen(fabric.portal(PORT), c -> {
+            c.handler(targetInbox);
+            accepted.complete((RdmaIserConnection) c);
+        });
+        initiator = new RdmaIserTransport(fabric.cm(), fabric.initiatorConfig(initiatorCfg));
+        IserConnection ic = initiator.connect(fabric.portal(PORT), initiatorInbox).toCompletableFuture()
+                .get(15, TimeUnit.SECONDS);
+        return new RdmaIserConnection[] {(RdmaIserConnection) ic, accepted.get(10, TimeUnit.SECONDS)};
+    }
+
+    RdmaIserConnection[] connect() throws Exception {
+        return connect(IserConnectionConfig.ofQueueDepth(32), IserConnectionConfig.ofQueueDepth(32));
+    }
+
+    static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    static IserPdu nopOut(int itt, byte[] data) {
+        return new IserPdu(IserHeader.CONTROL, new IscsiPdu(new NopOut(true, 0, itt, 0xffffffff, new InitiatorSn(1, 2)), data));
+    }
+
+    static IserPdu nopIn(int itt, byte[] data) {
+        return new IserPdu(IserHeader.CONTROL, new IscsiPdu(new NopIn(0, itt, 0xffffffff, new TargetSn(3, 4, 5)), data));
+    }
+
+    static void await(java.util.concurrent.CompletionStage<Void> s) throws Exception {
+        s.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void pdusBothWaysByteExactWithLinuxCmHeaders() throws Exception {
+        RdmaIserConnection[] c = connect();
+        RdmaIserConnection ini = c[0];
+        RdmaIserConnection tgt = c[1];
+        // our initiator: ZBVA_NOT_SUP and, its pool's slab rkeys being shared, SEND_W_INV_NOT_SUP; the REP echoes it
+        assertEquals(0xc0, tgt.peerCmHeader().flags());
+        assertEquals(0xc0, ini.peerCmHeader().flags());
+        assertFalse(tgt.peerAcceptsSendWithInvalidate());
+        assertEquals(fabric.portal(PORT), ini.remoteAddress());
+        assertEquals(ini.localAddress(), tgt.remoteAddress());
+        assertEquals(8192, ini.maxRecvDataSegmentLength());
+
+        byte[] login = random(477, 1);
+        await(ini.send(nopOut(0x11, login)));
+        IserPdu got = targetInbox.next();
+        assertArrayEquals(login, got.pdu().data());
+        assertEquals(nopOut(0x11, login).pdu().header(), got.pdu().header());
+        assertTrue(targetInbox.thread.startsWith("iser-cq-"), targetInbox.thread);
+
+        byte[] big = random(8192, 2);
+        for (int i = 0; i < 100; i++) { // more than the receive ring: the receives are re-posted
+            await(tgt.send(nopIn(i, big)));
+            IserPdu back = initiatorInbox.next();
+            assertArrayEquals(big, back.pdu().data());
+            assertEquals(nopIn(i, big).pdu().header(), back.pdu().header());
+        }
+        assertEquals(100L, tgt.counters().get(IserCounter.SENDS));
+        assertEquals(100L, ini.counters().get(IserCounter.RECVS));
+        // a data segment over 8 KiB does not fit a send buffer: the stage fails, the connection stays
+        ExecutionException tooBig = assertThrows(ExecutionException.class,
+                () -> await(tgt.send(nopIn(200, new byte[8192 + 512]))));
+        assertInstanceOf(IserTransportException.class, tooBig.getCause());
+        await(ini.send(nopOut(0x12, new byte[0])));
+        assertEquals(0, targetInbox.next().pdu().data().length);
+    }
+
+    @Test
+    void manySendsInFlightOverflowTheSendQueueInOrder() throws Exception {
+        RdmaIserConnection[] c = connect();
+        CompletableFuture<?>[] all = new CompletableFuture<?>[500];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = c[0].send(nopOut(i, new byte[] {(byte) i, 1, 2, 3})).toCompletableFuture();
+        }
+        CompletableFuture.allOf(all).get(20, TimeUnit.SECONDS);
+        for (int i = 0; i < all.length; i++) {
+            IserPdu p = targetInbox.next();
+            assertEquals(i, ((NopOut) p.pdu().header()).itt(), "PDUs arrive in posting order");
+        }
+        assertTrue(c[0].counters().get(IserCounter.SQ_QUEUED) > 0, "the send queue (72) overflowed into the queue");
+    }
+
+    @Test
+    void rdmaReadAndWriteOfOneMebibyteAreByteExact() throws Exception {
+        RdmaIserConnection[] c = connect();
+        int len = 1 << 20;
+        byte[] out = random(len, 3);
+        try (IserBuffer iniWrite = c[0].buffers().allocate(len); IserBuffer iniRead = c[0].buffers().allocate(len);
+                IserBuffer tgtBuf = c[1].buffers().allocate(len)) {
+            iniWrite.buffer().put(out);
+            // WRITE command: the target pulls the initiator's data (RDMA READ)
+            await(c[1].rdmaRead(tgtBuf, 0, len, iniWrite.rkey(), iniWrite.va()));
+            byte[] pulled = new byte[len];
+            tgtBuf.buffer().get(pulled);
+            assertArrayEquals(out, pulled);
+            // READ command: the target pushes data (RDMA WRITE) into another initiator buffer
+            ByteBuffer tb = tgtBuf.buffer();
+            for (int i = 0; i < len; i++) {
+                tb.put(i, (byte) (out[i] ^ 0x5a));
+            }
+            await(c[1].rdmaWrite(tgtBuf, 0, len, iniRead.rkey(), iniRead.va()));
+            ByteBuffer rb = iniRead.buffer();
+            for (int i = 0; i < len; i++) {
+                if (rb.get(i) != (byte) (out[i] ^ 0x5a)) {
+                    throw new AssertionError("byte " + i + " differs after RDMA WRITE");
+                }
+            }
+            // a part of a buffer at an offset, into the middle of the peer's
+            await(c[1].rdmaRead(tgtBuf, 4096, 8192, iniWrite.rkey(), iniWrite.va() + 65536));
+            byte[] part = new byte[8192];
+            tgtBuf.buffer().position(4096).get(part);
+            assertArrayEquals(java.util.Arrays.copyOfRange(out, 65536, 65536 + 8192), part);
+        }
+        assertEquals(2L, c[1].counters().get(IserCounter.RDMA_READS));
+        assertEquals(1L, c[1].counters().get(IserCounter.RDMA_WRITES));
+        assertEquals((long) len, c[1].counters().get(IserCounter.WRITE_BYTES));
+    }
+
+    /**
+     * An initiator that clears ISER_SEND_W_INV_NOT_SUP gets SEND_WITH_INV: the target invalidates the rkey of a
+     * fast-registration MR (as Linux ib_iser registers per task) with the response.
+     */
+    @Test
+    void sendWithInvalidateInvalidatesTheInitiatorsFastRegMr() throws Exception {
+        RdmaIserConnection[] c = connect(IserConnectionConfig.ofQueueDepth(8),
+                IserConnectionConfig.ofQueueDepth(8).withAcceptRemoteInvalidate(true));
+        RdmaIserConnection ini = c[0];
+        RdmaIserConnection tgt = c[1];
+        assertEquals(0x80, tgt.peerCmHeader().flags());
+        assertEquals(0x80, ini.peerCmHeader().flags(), "isert's REP: ZBVA not used, remote invalidation used");
+        assertTrue(tgt.peerAcceptsSendWithInvalidate());
+        IbResources r = ini.resources();
+        MemoryRegion fmr = r.pd.allocMr(MrType.MEM_REG, 1);
+        try (IserBuffer tb = tgt.buffers().allocate(4096)) {
+            ByteBuffer page = ByteBuffer.allocateDirect(4096).put(0, (byte) 0x42);
+            fmr.map(page, 0x7000_0000L);
+            int key = (fmr.rkey() + 1) & 0xff;
+            int rkey = fmr.rkey() & ~0xff | key;
+            r.qp.postSend(new SendWr().wrId(Long.MAX_VALUE - 1).opcode(WrOpcode.REG_MR).mr(fmr).key(key)
+                    .access(Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE));
+            await(tgt.rdmaRead(tb, 0, 64, rkey, 0x7000_0000L)); // the registration is valid
+            assertEquals(0x42, tb.buffer().get(0));
+            await(tgt.sendWithInvalidate(nopIn(7, new byte[] {1, 2, 3}), rkey));
+            assertEquals(7, ((NopIn) initiatorInbox.next().pdu().header()).itt());
+            assertEquals(rkey, ini.lastInvalidatedRkey());
+            assertEquals(1L, ini.counters().get(IserCounter.RECVS_WITH_INV));
+            assertEquals(1L, tgt.counters().get(IserCounter.SENDS_WITH_INV));
+        } finally {
+            fmr.dereg();
+        }
+    }
+
+    /** The default initiator forbids it (slab rkeys are shared): sendWithInvalidate falls back to a SEND. */
+    @Test
+    void sendWithInvalidateIsAPlainSendWhenThePeerForbidsIt() throws Exception {
+        RdmaIserConnection[] c = connect();
+        try (IserBuffer b = c[0].buffers().allocate(4096)) {
+            await(c[1].sendWithInvalidate(nopIn(9, new byte[0]), b.rkey()));
+            assertEquals(9, ((NopIn) initiatorInbox.next().pdu().header()).itt());
+            assertEquals(0L, c[0].counters().get(IserCounter.RECVS_WITH_INV));
+            assertEquals(1L, c[1].counters().get(IserCounter.SENDS));
+            await(c[1].rdmaWrite(c[1].buffers().allocate(4096), 0, 4096, b.rkey(), b.va())); // the slab MR is intact
+        }
+    }
+
+    @Test
+    void badStagFailsTheStageWithRemoteAccessErrorAndBothSidesDisconnect() throws Exception {
+        RdmaIserConnection[] c = connect();
+        try (IserBuffer ini = c[0].buffers().allocate(8192); IserBuffer tgt = c[1].buffers().allocate(8192)) {
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> await(c[1].rdmaRead(tgt, 0, 8192, ini.rkey() ^ 0x5500, ini.va())));
+            assertInstanceOf(IserTransportException.class, e.getCause());
+            assertTrue(e.getCause().getMessage().startsWith("REM_ACCESS_ERR"), e.getCause().getMessage());
+        }
+        assertTrue(targetInbox.awaitDisconnect().startsWith("REM_ACCESS_ERR"));
+        initiatorInbox.awaitDisconnect();
+        ExecutionException after = assertThrows(ExecutionException.class, () -> await(c[0].send(nopOut(1, new byte[0]))));
+        assertTrue(after.getCause().getMessage().startsWith("WR_FLUSH_ERR"), after.getCause().getMessage());
+        assertTrue(c[0].awaitDown(5000) && c[1].awaitDown(5000));
+        assertEquals(1, targetInbox.disconnects.get());
+        assertEquals(1, initiatorInbox.disconnects.get());
+    }
+
+    @Test
+    void peerCloseReachesOnDisconnectedOnceOnEachSide() throws Exception {
+        RdmaIserConnection[] c = connect();
+        c[0].close();
+        c[0].close();
+        assertEquals("closed", initiatorInbox.awaitDisconnect());
+        assertTrue(targetInbox.awaitDisconnect().startsWith("DISCONNECTED"));
+        assertTrue(c[0].awaitDown(5000) && c[1].awaitDown(5000));
+        assertEquals(1, targetInbox.disconnects.get());
+        assertEquals(1, initiatorInbox.disconnects.get());
+        assertTrue(initiator.connections().isEmpty() && target.connections().isEmpty());
+    }
+
+    @Test
+    void connectToAPortNobodyListensOnIsRejectedFast() throws Exception {
+        initiator = new RdmaIserTransport(fabric.cm(), fabric.initiatorConfig(IserConnectionConfig.ofQueueDepth(8)));
+        long qps = IserFabric.count(fabric.initiatorDevice(), ResourceType.QP); // QP1 of the MAD layer
+        long t0 = System.nanoTime();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> initiator
+                .connect(fabric.portal(3261), initiatorInbox).toCompletableFuture().get(10, TimeUnit.SECONDS));
+        assertInstanceOf(IserTransportException.class, e.getCause());
+        assertEquals("REJECTED: INVALID_SERVICE_ID (8)", e.getCause().getMessage());
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(3), "rejected in under 3 s");
+        assertTrue(initiator.connections().isEmpty());
+        assertEquals(0, initiatorInbox.disconnects.get());
+        assertEquals(qps, IserFabric.count(fabric.initiatorDevice(), ResourceType.QP));
+    }
+
+    @Test
+    void deviceRemovalTakesTheConnectionDown() throws Exception {
+        connect();
+        fabric.removeTargetDevice();
+        assertEquals("device removal", targetInbox.awaitDisconnect());
+        assertTrue(target.connections().isEmpty());
+        // the removed device sends nothing more (no DREQ): the initiator learns it from its next SEND's retries,
+        // as over Linux (iSCSI's NOP-Out ping finds it)
+        assertEquals(0, initiatorInbox.disconnects.get());
+    }
+
+    static long iserThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("iser-")).count();
+    }
+
+    @Test
+    void hundredConnectCloseCyclesLeakNoThreadNorMr() throws Exception {
+        target = new RdmaIserTransport(fabric.cm(), IserConnectionConfig.ofQueueDepth(16));
+        java.util.concurrent.BlockingQueue<IserConnection> in = new java.util.concurrent.LinkedBlockingQueue<>();
+        target.listen(fabric.portal(PORT), c -> {
+            c.handler(new Inbox());
+            in.add(c);
+        });
+        initiator = new RdmaIserTransport(fabric.cm(), fabric.initiatorConfig(IserConnectionConfig.ofQueueDepth(16)));
+        long threads = iserThreads();
+        long qps = IserFabric.count(fabric.initiatorDevice(), ResourceType.QP); // QP1 of the MAD layer
+        long iniMrs = IserFabric.count(fabric.initiatorDevice(), ResourceType.MR);
+        long tgtMrs = IserFabric.count(fabric.targetDevice(), ResourceType.MR);
+        long pds = IserFabric.count(fabric.targetDevice(), ResourceType.PD);
+        for (int i = 0; i < 100; i++) {
+            Inbox h = new Inbox();
+            RdmaIserConnection c = (RdmaIserConnection) initiator.connect(fabric.portal(PORT), h)
+                    .toCompletableFuture().get(15, TimeUnit.SECONDS);
+            RdmaIserConnection t = (RdmaIserConnection) in.poll(10, TimeUnit.SECONDS);
+            try (IserBuffer b = c.buffers().allocate(64 << 10)) { // the pool registers a slab
+                await(c.send(nopOut(i, new byte[16])));
+            }
+            (i % 2 == 0 ? c : t).close(); // either side closes
+            assertTrue(c.awaitDown(5000) && t.awaitDown(5000), "cycle " + i);
+            h.awaitDisconnect();
+        }
+        assertTrue(initiator.connections().isEmpty() && target.connections().isEmpty());
+        assertEquals(threads, iserThreads());
+        assertEquals(iniMrs, IserFabric.count(fabric.initiatorDevice(), ResourceType.MR));
+        assertEquals(tgtMrs, IserFabric.count(fabric.targetDevice(), ResourceType.MR));
+        assertEquals(qps, IserFabric.count(fabric.initiatorDevice(), ResourceType.QP));
+        assertEquals(pds, IserFabric.count(fabric.targetDevice(), ResourceType.PD));
+    }
+}
