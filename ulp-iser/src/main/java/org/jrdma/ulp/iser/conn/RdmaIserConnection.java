@@ -31,6 +31,7 @@ import org.jrdma.ulp.iser.pdu.IserPdu;
  */
 public final class RdmaIserConnection implements IserConnection {
     private static final System.Logger LOG = System.getLogger(RdmaIserConnection.class.getName());
+    private static final java.util.concurrent.atomic.AtomicInteger SERIAL = new java.util.concurrent.atomic.AtomicInteger();
     private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     enum State { CONNECTING, UP, CLOSING, DOWN }
@@ -66,7 +67,7 @@ public final class RdmaIserConnection implements IserConnection {
         this.cfg = cfg;
         this.handler = handler;
         this.onGone = onGone;
-        this.poller = new Thread(this::poll, "iser-cq-" + id.localAddr() + "-" + Integer.toHexString(hashCode()));
+        this.poller = new Thread(this::poll, "iser-cq-" + SERIAL.incrementAndGet());
         poller.setDaemon(true);
         id.context(this);
     }

@@ -11,13 +11,14 @@ import org.jrdma.ib.core.ProtectionDomain;
 
 /**
  * An {@link IserBufferPool} of one PD: power-of-two size classes from 4 KiB to the configured maximum, each
- * carved out of large slabs registered once (LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE), so the hot path never
+ * carved out of slabs (32 buffers, 256 KiB to {@code slabBytes}) registered once (LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE), so the hot path never
  * registers memory. A buffer's rkey/VA are its slab MR's rkey and its address inside it. Slabs are registered on
  * first need and kept until {@link #destroy}; past {@code poolBytes} registered with every buffer of the class in
  * use, {@link #allocate} fails at once (no waiting: the session fails or retries the task).
  */
 final class SlabBufferPool implements IserBufferPool {
     private static final int ACCESS = Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE;
+    private static final int SMALL_SLAB = 256 << 10;
     private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(IserConnectionConfig.MIN_BUFFER_LENGTH);
 
     private final ProtectionDomain pd;
@@ -78,7 +79,9 @@ final class SlabBufferPool implements IserBufferPool {
     /** Registers one more slab for class {@code cls}, carved into its buffers. */
     private void grow(int cls, ArrayDeque<Slot> q) {
         int size = IserConnectionConfig.MIN_BUFFER_LENGTH << cls;
-        int bytes = Math.max(size, slabBytes / size * size);
+        // 32 buffers a slab, 256 KiB at least, at most slabBytes (but one buffer): small classes stay small
+        long want = Math.min(Math.max((long) size * 32, SMALL_SLAB), slabBytes);
+        int bytes = (int) Math.max(size, want / size * size);
         if (registered + bytes > poolBytes) {
             throw new IserTransportException("iSER buffer pool exhausted: every " + size + "-byte buffer is in use and "
                     + registered + " of " + poolBytes + " bytes are registered (raise poolBytes or queue fewer tasks)");

@@ -12,11 +12,14 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.jrdma.ib.cm.RdmaCmId;
+import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.MemoryRegion;
 import org.jrdma.ib.core.MrType;
 import org.jrdma.ib.core.ResourceType;
 import org.jrdma.ib.core.SendWr;
+import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.WrOpcode;
 import org.jrdma.ulp.iser.pdu.InitiatorSn;
 import org.jrdma.ulp.iser.pdu.IscsiPdu;
@@ -276,6 +279,92 @@ abstract class AbstractIserTransportTest {
         assertTrue(initiator.connections().isEmpty());
         assertEquals(0, initiatorInbox.disconnects.get());
         assertEquals(qps, IserFabric.count(fabric.initiatorDevice(), ResourceType.QP));
+    }
+
+    /** A target that never answers the REQ (no accept, no reject): the connect fails at its timeout. */
+    @Test
+    void connectTimesOutWhenTheTargetNeverAnswers() throws Exception {
+        RdmaCmId silent = fabric.cm().createId((id, ev) -> 0, RdmaPortSpace.TCP);
+        silent.bindAddr(fabric.portal(3262));
+        silent.listen(1);
+        initiator = new RdmaIserTransport(fabric.cm(), fabric.initiatorConfig(IserConnectionConfig.ofQueueDepth(8))
+                .withConnectTimeoutMs(1500));
+        long qps = IserFabric.count(fabric.initiatorDevice(), ResourceType.QP);
+        long t0 = System.nanoTime();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> initiator
+                .connect(fabric.portal(3262), initiatorInbox).toCompletableFuture().get(10, TimeUnit.SECONDS));
+        assertInstanceOf(IserTransportException.class, e.getCause());
+        assertTrue(e.getCause().getMessage().contains("timed out after 1500 ms"), e.getCause().getMessage());
+        assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(1400));
+        assertTrue(initiator.connections().isEmpty());
+        silent.close();
+        // the connection's QP: freed now (sleep-free check: the teardown ran before the stage failed)
+        assertTrue(IserFabric.count(fabric.initiatorDevice(), ResourceType.QP) <= qps);
+    }
+
+    /** A handler that throws is counted and logged; the connection and the next PDU go on. */
+    @Test
+    void aThrowingHandlerDoesNotStopTheConnection() throws Exception {
+        RdmaIserConnection[] c = connect();
+        Inbox throwing = new Inbox() {
+            @Override
+            public void onPdu(IserConnection conn, IserPdu pdu) {
+                super.onPdu(conn, pdu);
+                if (((NopOut) pdu.pdu().header()).itt() == 1) {
+                    throw new IllegalStateException("a bug in the session");
+                }
+            }
+        };
+        c[1].handler(throwing);
+        await(c[0].send(nopOut(1, new byte[0])));
+        await(c[0].send(nopOut(2, new byte[0])));
+        assertEquals(1, ((NopOut) throwing.next().pdu().header()).itt());
+        assertEquals(2, ((NopOut) throwing.next().pdu().header()).itt());
+        assertEquals(1L, c[1].counters().get(IserCounter.HANDLER_ERRORS));
+        assertEquals(0, throwing.disconnects.get());
+    }
+
+    /** A SEND that is no iSER PDU: onMalformed, whose default drops the connection on both sides. */
+    @Test
+    void aMalformedSendGoesToOnMalformed() throws Exception {
+        RdmaIserConnection[] c = connect();
+        try (IserBuffer junk = c[0].buffers().allocate(4096)) {
+            junk.buffer().put(new byte[] {0x10, 0, 0, 0, 1, 2, 3, 4, 5, 6});
+            // a raw SEND of 10 bytes past the transport (its wrId is no slot in use: the completion is ignored)
+            c[0].resources().qp.postSend(new SendWr().wrId(Long.MAX_VALUE - 3).opcode(WrOpcode.SEND)
+                    .sgList(new Sge(junk.va(), 10, junk.lkey())));
+            targetInbox.awaitDisconnect();
+            initiatorInbox.awaitDisconnect();
+        }
+        assertEquals(1L, c[1].counters().get(IserCounter.MALFORMED_PDUS));
+        assertTrue(targetInbox.pdus.isEmpty());
+    }
+
+    /** Closing with RDMA WRITEs in flight: every stage ends (done or WR_FLUSH_ERR), none hangs. */
+    @Test
+    void closeWithWorkInFlightEndsEveryStage() throws Exception {
+        RdmaIserConnection[] c = connect();
+        int len = 1 << 20;
+        try (IserBuffer ini = c[0].buffers().allocate(len); IserBuffer tgt = c[1].buffers().allocate(len)) {
+            CompletableFuture<?>[] all = new CompletableFuture<?>[200];
+            for (int i = 0; i < all.length; i++) {
+                all[i] = c[1].rdmaWrite(tgt, 0, len, ini.rkey(), ini.va()).toCompletableFuture();
+            }
+            c[1].close();
+            int flushed = 0;
+            for (CompletableFuture<?> f : all) {
+                try {
+                    f.get(10, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    assertTrue(e.getCause().getMessage().startsWith("WR_FLUSH_ERR"), e.getCause().getMessage());
+                    flushed++;
+                }
+            }
+            // hw-loopback may copy all 200 MiB before the close; what was not done was flushed
+            assertEquals(all.length - flushed, c[1].counters().get(IserCounter.RDMA_WRITES));
+            assertEquals("closed", targetInbox.awaitDisconnect());
+            initiatorInbox.awaitDisconnect();
+        }
     }
 
     @Test

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jrdma.ulp.iser.pdu.IserPdu;
 
 /** A test handler: keeps what a connection delivers; every wait is bounded. */
-final class Inbox implements IserConnectionHandler {
+class Inbox implements IserConnectionHandler {
     final BlockingQueue<IserPdu> pdus = new LinkedBlockingQueue<>();
     final CompletableFuture<String> disconnected = new CompletableFuture<>();
     final AtomicInteger disconnects = new AtomicInteger();
