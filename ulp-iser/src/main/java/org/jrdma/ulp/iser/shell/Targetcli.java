@@ -5,7 +5,9 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.jrdma.ulp.iser.shell.TcliNode.Kind;
+import org.jrdma.ulp.iser.target.SessionInfo;
 import org.jrdma.ulp.iser.target.StorageObject;
 import org.jrdma.ulp.iser.target.TargetConfigException;
 import org.jrdma.ulp.iser.target.TargetTree;
@@ -21,7 +23,7 @@ public final class Targetcli {
     static final TcliCommand LS = TcliCommand.of("ls", Targetcli::ls, "path?", "depth?");
 
     static {
-        COMMANDS.put(Kind.ROOT, List.of(BackstoreCommands.CLEARCONFIG));
+        COMMANDS.put(Kind.ROOT, List.of(BackstoreCommands.CLEARCONFIG, SessionsCommand.SESSIONS));
         COMMANDS.put(Kind.ISCSI, List.of(IscsiCommands.TARGET_CREATE, IscsiCommands.TARGET_DELETE));
         COMMANDS.put(Kind.TARGET, List.of(IscsiCommands.TPG_CREATE, IscsiCommands.TPG_DELETE));
         COMMANDS.put(Kind.TPG, List.of(IscsiCommands.ENABLE, IscsiCommands.DISABLE, SetCommands.SET, SetCommands.GET));
@@ -36,11 +38,21 @@ public final class Targetcli {
     private Targetcli() {
     }
 
-    /** Runs one command line; returns the exit status (0, or 1 with the error on {@code err}). */
+    /** Runs one command line without a runtime (no sessions); returns the exit status. */
     public static int run(TargetTree tree, PrintStream out, StringBuilder err, String... words) {
+        return run(tree, List::of, out, err, words);
+    }
+
+    /**
+     * Runs one command line; returns the exit status (0, or 1 with the error on {@code err}).
+     *
+     * @param sessions the runtime's sessions, for {@code sessions}
+     */
+    public static int run(TargetTree tree, Supplier<List<SessionInfo>> sessions, PrintStream out, StringBuilder err,
+                          String... words) {
         try {
             tree.edit(() -> {
-                execute(tree, out, words);
+                execute(tree, sessions, out, words);
                 return null;
             });
             return 0;
@@ -50,9 +62,10 @@ public final class Targetcli {
         }
     }
 
-    private static void execute(TargetTree tree, PrintStream out, String[] words) throws TargetConfigException {
+    private static void execute(TargetTree tree, Supplier<List<SessionInfo>> sessions, PrintStream out,
+                                String[] words) throws TargetConfigException {
         TcliArgs args = TcliArgs.parse(words);
-        TcliRun run = new TcliRun(tree, TcliTree.build(tree), out);
+        TcliRun run = new TcliRun(tree, TcliTree.build(tree), out, sessions);
         TcliNode node = run.node(args.path() == null ? "/" : args.path(), run.root);
         if (args.command() == null) {
             return; // a path alone is "cd PATH": nothing to do in a one-shot run

@@ -1,7 +1,10 @@
 package org.jrdma.ulp.iser.shell;
 
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Locale;
+import java.util.function.Supplier;
+import org.jrdma.ulp.iser.target.SessionInfo;
 import org.jrdma.ulp.iser.target.TargetConfigException;
 import org.jrdma.ulp.iser.target.TargetTree;
 
@@ -13,11 +16,18 @@ final class TcliRun {
     final TargetTree tree;
     final TcliNode root;
     private final PrintStream out;
+    private final Supplier<List<SessionInfo>> sessions;
 
-    TcliRun(TargetTree tree, TcliNode root, PrintStream out) {
+    TcliRun(TargetTree tree, TcliNode root, PrintStream out, Supplier<List<SessionInfo>> sessions) {
         this.tree = tree;
         this.root = root;
         this.out = out;
+        this.sessions = sessions;
+    }
+
+    /** The runtime's sessions now (none without a runtime). */
+    List<SessionInfo> sessions() {
+        return sessions.get();
     }
 
     /** targetcli's {@code shell.log.info}: one line on stdout. */

@@ -228,4 +228,26 @@ class TargetcliTest {
         assertEquals(tcli.ok("ls"), tcli.ok("ls / 0"));
         tcli.fails("ls / deep", "The tree depth must be a number.");
     }
+
+    @Test
+    void sessionsAsTargetcliListsThem() {
+        assertEquals("(no open sessions)\n", tcli.ok("sessions"));
+        tcli.ok("/backstores/ramdisk create rd0 1M");
+        tcli.ok("/iscsi create " + T1);
+        tcli.ok(TPG + "/luns create /backstores/ramdisk/rd0");
+        String guest = "iqn.2004-10.com.ubuntu:01:guest";
+        tcli.sessions = List.of(
+                new org.jrdma.ulp.iser.target.SessionInfo(guest, null, true, 1, 0x23d000000L, List.of(), 0, 0, 0),
+                new org.jrdma.ulp.iser.target.SessionInfo(guest, T1, false, 2, 0x23d000001L,
+                        List.of(new InetSocketAddress("192.0.2.2", 51000)), 10, 4096, 0));
+        assertEquals("alias: " + guest + "\tsid: 2 type: Normal session-state: LOGGED_IN\n", tcli.ok("sessions"),
+                "discovery sessions are not listed, as in LIO");
+        assertEquals("alias: " + guest + "\tsid: 2 type: Normal session-state: LOGGED_IN\n"
+                + "    name: " + guest + "\n    mapped-lun: 0 backstore: ramdisk/rd0 mode: rw\n"
+                + "    address: 192.0.2.2 (iSER)  cid: 0 connection-state: LOGGED_IN\n", tcli.ok("sessions detail 2"));
+        tcli.fails("sessions detail 7", "no session found with sid 7");
+        tcli.fails("sessions show", "action must be one of: list, detail");
+        tcli.fails("sessions list x", "sid must be a number, 'x' given");
+        tcli.fails("/iscsi sessions", "Command not found sessions");
+    }
 }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.jrdma.ulp.iser.target.SessionInfo;
 import org.jrdma.ulp.iser.target.TargetTree;
 
 /** Test helper: runs targetcli command lines (words split on spaces, as Gogo passes them) on one tree. */
@@ -13,6 +15,8 @@ final class Tcli {
     }
 
     final TargetTree tree;
+    /** What {@code sessions} lists. */
+    List<SessionInfo> sessions = List.of();
 
     Tcli(TargetTree tree) {
         this.tree = tree;
@@ -23,7 +27,7 @@ final class Tcli {
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         StringBuilder err = new StringBuilder();
         String[] words = line.isBlank() ? new String[0] : line.trim().split(" +");
-        int status = Targetcli.run(tree, out, err, words);
+        int status = Targetcli.run(tree, () -> sessions, out, err, words);
         return new Result(status, bytes.toString(StandardCharsets.UTF_8), err.toString());
     }
 
