@@ -27,7 +27,7 @@ public final class IscsiTarget {
         synchronized (tree.stateLock()) {
             Tpg t = tpgs.get(tag);
             if (t == null) {
-                throw new TargetConfigException("This TPG does not exist in configFS");
+                throw TargetConfigException.missing("TPG");
             }
             return t;
         }
@@ -49,7 +49,7 @@ public final class IscsiTarget {
                     throw new TargetConfigException("The TPG Tag must be >=0");
                 }
                 if (tpgs.containsKey(t)) {
-                    throw new TargetConfigException("This TPG already exists in configFS");
+                    throw TargetConfigException.exists("TPG");
                 }
                 Tpg tpg = new Tpg(tree, this, t);
                 tpg.setAttribute(TpgAttribute.AUTHENTICATION.key(), 0);

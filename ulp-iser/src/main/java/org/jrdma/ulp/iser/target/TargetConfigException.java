@@ -14,4 +14,14 @@ public class TargetConfigException extends Exception {
     public TargetConfigException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /** rtslib's lookup of a configfs node that is not there: {@code This Target does not exist in configFS}. */
+    static TargetConfigException missing(String kind) {
+        return new TargetConfigException("This " + kind + " does not exist in configFS");
+    }
+
+    /** rtslib's create of a configfs node that is there already. */
+    static TargetConfigException exists(String kind) {
+        return new TargetConfigException("This " + kind + " already exists in configFS");
+    }
 }

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -192,7 +191,7 @@ public final class TargetTree implements TargetDirectory, AutoCloseable {
         return edit(() -> {
             synchronized (state) {
                 if (targets.containsKey(name)) {
-                    throw new TargetConfigException("This Target already exists in configFS");
+                    throw TargetConfigException.exists("Target");
                 }
                 IscsiTarget t = new IscsiTarget(this, name);
                 targets.put(name, t);
@@ -203,9 +202,9 @@ public final class TargetTree implements TargetDirectory, AutoCloseable {
 
     public IscsiTarget target(String wwn) throws TargetConfigException {
         synchronized (state) {
-            IscsiTarget t = targets.get(wwn.strip().toLowerCase(Locale.ROOT));
+            IscsiTarget t = targets.get(Wwn.key(wwn));
             if (t == null) {
-                throw new TargetConfigException("This Target does not exist in configFS");
+                throw TargetConfigException.missing("Target");
             }
             return t;
         }
@@ -334,7 +333,7 @@ public final class TargetTree implements TargetDirectory, AutoCloseable {
             return Optional.empty();
         }
         synchronized (state) {
-            IscsiTarget t = targets.get(targetName.strip().toLowerCase(Locale.ROOT));
+            IscsiTarget t = targets.get(Wwn.key(targetName));
             if (t == null) {
                 return Optional.empty();
             }

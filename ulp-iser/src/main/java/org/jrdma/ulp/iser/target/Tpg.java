@@ -5,7 +5,6 @@ import java.util.Collection;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -136,7 +135,7 @@ public final class Tpg implements PortalGroup {
                     throw new TargetConfigException("LUN must be 0 to " + TpgLun.MAX_LUN);
                 }
                 if (luns.containsKey(n)) {
-                    throw new TargetConfigException("This LUN already exists in configFS");
+                    throw TargetConfigException.exists("LUN");
                 }
                 TpgLun created = new TpgLun(n, so, readOnly);
                 luns.put(n, created);
@@ -166,7 +165,7 @@ public final class Tpg implements PortalGroup {
         tree.edit(() -> {
             synchronized (state) {
                 if (luns.remove(lun) == null) {
-                    throw new TargetConfigException("This LUN does not exist in configFS");
+                    throw TargetConfigException.missing("LUN");
                 }
                 for (NodeAcl acl : acls.values()) {
                     acl.mappedLuns().values().removeIf(m -> m.tpgLun() == lun);
@@ -196,7 +195,7 @@ public final class Tpg implements PortalGroup {
         return tree.edit(() -> {
             synchronized (state) {
                 if (portals.containsKey(p.name())) {
-                    throw new TargetConfigException("This NetworkPortal already exists in configFS");
+                    throw TargetConfigException.exists("NetworkPortal");
                 }
                 // LIO: TPGs within a target cannot share ip:port (the np's tpg_np list, EEXIST)
                 for (Tpg other : target.tpgs().values()) {
@@ -249,7 +248,7 @@ public final class Tpg implements PortalGroup {
         synchronized (state) {
             NetworkPortal p = portals.get(ip + ":" + port);
             if (p == null) {
-                throw new TargetConfigException("This NetworkPortal does not exist in configFS");
+                throw TargetConfigException.missing("NetworkPortal");
             }
             return p;
         }
@@ -272,7 +271,7 @@ public final class Tpg implements PortalGroup {
         return tree.edit(() -> {
             synchronized (state) {
                 if (acls.containsKey(name)) {
-                    throw new TargetConfigException("This NodeACL already exists in configFS");
+                    throw TargetConfigException.exists("NodeACL");
                 }
                 NodeAcl acl = new NodeAcl(name, state);
                 acls.put(name, acl);
@@ -291,8 +290,8 @@ public final class Tpg implements PortalGroup {
     public void deleteAcl(String wwn) throws TargetConfigException {
         tree.edit(() -> {
             synchronized (state) {
-                if (acls.remove(wwn.strip().toLowerCase(Locale.ROOT)) == null) {
-                    throw new TargetConfigException("This NodeACL does not exist in configFS");
+                if (acls.remove(Wwn.key(wwn)) == null) {
+                    throw TargetConfigException.missing("NodeACL");
                 }
                 return null;
             }
@@ -301,9 +300,9 @@ public final class Tpg implements PortalGroup {
 
     public NodeAcl acl(String wwn) throws TargetConfigException {
         synchronized (state) {
-            NodeAcl acl = acls.get(wwn.strip().toLowerCase(Locale.ROOT));
+            NodeAcl acl = acls.get(Wwn.key(wwn));
             if (acl == null) {
-                throw new TargetConfigException("This NodeACL does not exist in configFS");
+                throw TargetConfigException.missing("NodeACL");
             }
             return acl;
         }
@@ -322,7 +321,7 @@ public final class Tpg implements PortalGroup {
                     throw new TargetConfigException("LUN " + tpgLun + " does not exist in this TPG");
                 }
                 if (acl.mappedLuns().containsKey(mappedLun)) {
-                    throw new TargetConfigException("This MappedLUN already exists in configFS");
+                    throw TargetConfigException.exists("MappedLUN");
                 }
                 MappedLun m = new MappedLun(mappedLun, tpgLun, writeProtect);
                 acl.mappedLuns().put(mappedLun, m);
@@ -335,7 +334,7 @@ public final class Tpg implements PortalGroup {
         tree.edit(() -> {
             synchronized (state) {
                 if (acl.mappedLuns().remove(mappedLun) == null) {
-                    throw new TargetConfigException("This MappedLUN does not exist in configFS");
+                    throw TargetConfigException.missing("MappedLUN");
                 }
                 return null;
             }
@@ -355,7 +354,7 @@ public final class Tpg implements PortalGroup {
     }
 
     private NodeAcl explicitAcl(String initiatorName) {
-        return initiatorName == null ? null : acls.get(initiatorName.strip().toLowerCase(Locale.ROOT));
+        return initiatorName == null ? null : acls.get(Wwn.key(initiatorName));
     }
 
     @Override

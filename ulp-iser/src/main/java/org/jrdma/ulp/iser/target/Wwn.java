@@ -38,6 +38,11 @@ public enum Wwn {
         throw new TargetConfigException("WWN not valid as: " + String.join(", ", types()));
     }
 
+    /** The key an iSCSI name is looked up by: names compare case-insensitively (RFC 3722 stringprep). */
+    static String key(String name) {
+        return name.strip().toLowerCase(Locale.ROOT);
+    }
+
     /** Whether {@code wwn} is a valid iSCSI name as given (already normalized). */
     public static boolean isValid(String wwn) {
         try {
