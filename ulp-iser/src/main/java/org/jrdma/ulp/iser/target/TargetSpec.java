@@ -45,8 +45,9 @@ record TargetSpec(String iqn, List<Portal> portals, List<Lun> luns, boolean read
                 c.chapMutualPassword(), c.enabled());
     }
 
-    private static String[] nonNull(String[] a) {
-        return a == null ? new String[0] : a;
+    /** The entries that say something: Metatype editors write an empty list as one empty string. */
+    private static List<String> nonNull(String[] a) {
+        return a == null ? List.of() : java.util.Arrays.stream(a).filter(e -> e != null && !e.isBlank()).toList();
     }
 
     /** {@code IP}, {@code IP:PORT}, {@code [IPv6]:PORT}. */

@@ -76,8 +76,8 @@ class IserTargetFactoryTest {
     @Test
     void aclsAndChap() throws Exception {
         IserTargetFactory f = factory();
-        f.activate(config(Map.of("iqn", T1, "luns", new String[] {"ramdisk:rd0:1M"},
-                "initiators", new String[] {I1}, "chapUserid", "alice", "chapPassword", "alicepass12",
+        f.activate(config(Map.of("iqn", T1, "luns", new String[] {"ramdisk:rd0:1M", ""},
+                "initiators", new String[] {I1, " "}, "chapUserid", "alice", "chapPassword", "alicepass12",
                 "chapMutualUserid", "tgt", "chapMutualPassword", "tgtpass12345")));
         assertEquals(List.of("enable 0.0.0.0:3260"), runtime.drain(), "the default portal");
         PortalGroup pg = tree.portalGroup(T1, new InetSocketAddress("10.0.0.1", 3260)).orElseThrow();
