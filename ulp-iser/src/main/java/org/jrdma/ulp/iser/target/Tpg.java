@@ -36,6 +36,7 @@ public final class Tpg implements PortalGroup {
     private final SortedMap<Integer, TpgLun> luns = new TreeMap<>();
     private final Map<String, NetworkPortal> portals = new LinkedHashMap<>();
     private final SortedMap<String, NodeAcl> acls = new TreeMap<>();
+    private final ExportedLuns exported = new ExportedLuns();
     private boolean enabled;
 
     Tpg(TargetTree tree, IscsiTarget target, int tag) {
@@ -167,6 +168,7 @@ public final class Tpg implements PortalGroup {
                 if (luns.remove(lun) == null) {
                     throw TargetConfigException.missing("LUN");
                 }
+                exported.drop(lun);
                 for (NodeAcl acl : acls.values()) {
                     acl.mappedLuns().values().removeIf(m -> m.tpgLun() == lun);
                 }
@@ -181,6 +183,7 @@ public final class Tpg implements PortalGroup {
         luns.values().stream().filter(l -> l.storage().equals(so)).forEach(l -> gone.add(l.lun()));
         for (int n : gone) {
             luns.remove(n);
+            exported.drop(n);
             for (NodeAcl acl : acls.values()) {
                 acl.mappedLuns().values().removeIf(m -> m.tpgLun() == n);
             }
@@ -403,32 +406,48 @@ public final class Tpg implements PortalGroup {
      * LUN in demo mode; read-only when the LUN, the mapping or the TPG's write protection says so.
      */
     public SortedMap<Integer, TpgLun> visibleLuns(String initiatorName) {
+        SortedMap<Integer, TpgLun> seen = new TreeMap<>();
+        visible(initiatorName, (n, l, ro) -> seen.put(n, new TpgLun(n, l.storage(), ro)));
+        return seen;
+    }
+
+    /** Each LUN the initiator sees: the number it uses, the TPG LUN, whether it is read-only. */
+    private interface Seen {
+        void lun(int number, TpgLun tpgLun, boolean readOnly);
+    }
+
+    private void visible(String initiatorName, Seen seen) {
         synchronized (state) {
-            SortedMap<Integer, TpgLun> seen = new TreeMap<>();
             NodeAcl acl = explicitAcl(initiatorName);
             boolean wp = writeProtected(initiatorName);
             if (acl != null) {
                 for (MappedLun m : acl.mappedLuns().values()) {
                     TpgLun l = luns.get(m.tpgLun());
                     if (l != null) {
-                        seen.put(m.mappedLun(), new TpgLun(m.mappedLun(), l.storage(),
-                                l.readOnly() || m.writeProtect() || wp));
+                        seen.lun(m.mappedLun(), l, l.readOnly() || m.writeProtect() || wp);
                     }
                 }
             } else if (demoMode()) {
                 for (TpgLun l : luns.values()) {
-                    seen.put(l.lun(), new TpgLun(l.lun(), l.storage(), l.readOnly() || wp));
+                    seen.lun(l.lun(), l, l.readOnly() || wp);
                 }
             }
-            return seen;
         }
     }
 
+    /** The ScsiLuns are kept per TPG LUN across logins ({@link ExportedLuns}), so their counters add up. */
     @Override
     public ScsiExecutor luns(String initiatorName) {
         SortedMap<Integer, ScsiLun> table = new TreeMap<>();
-        visibleLuns(initiatorName).forEach((n, l) -> table.put(n, new ScsiLun(l.storage().backstore(), l.readOnly())));
+        visible(initiatorName, (n, l, ro) -> table.put(n, exported.get(l, ro)));
         // LIO numbers a LUN's port (rtpi) per se_lun; one port per TPG here, numbered by its tag
         return new LunTable(table, new TargetPort(targetName, tag, Math.max(1, tag)));
+    }
+
+    /** The counters of TPG LUN {@code lun} (commands, bytes) once a read-write session used it, else empty. */
+    public Optional<ScsiLun> statistics(int lun) {
+        synchronized (state) {
+            return Optional.ofNullable(exported.readWrite(lun));
+        }
     }
 }

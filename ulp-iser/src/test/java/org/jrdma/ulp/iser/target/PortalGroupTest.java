@@ -155,4 +155,21 @@ class PortalGroupTest {
         assertEquals(List.of(new SendTarget("iqn.2026-12.org.jrdma:off", List.of("192.0.2.1:3260,1"))),
                 tree.sendTargets(ANY, new InetSocketAddress("192.0.2.1", 3260)));
     }
+
+    @Test
+    void lunCountersAddUpOverLogins() throws Exception {
+        Tpg tpg = target(T1, "192.0.2.1", 3260);
+        tpg.setAttribute("generate_node_acls", 1);
+        tpg.setAttribute("demo_mode_write_protect", 0);
+        StorageObject a = tree.createRamdisk("a", 1 << 20);
+        tpg.createLun(a, 0, false, null);
+        assertTrue(tpg.statistics(0).isEmpty(), "no session yet");
+        write(tpg.luns(ANY), 0);
+        write(tpg.luns(I1), 0);
+        assertEquals(2, tpg.statistics(0).orElseThrow().commands(), "two logins, one LUN's counters");
+        assertEquals(1024, tpg.statistics(0).orElseThrow().writeBytes());
+        tpg.deleteLun(0);
+        tpg.createLun(a, 0, false, null);
+        assertTrue(tpg.statistics(0).isEmpty(), "a new LUN starts again");
+    }
 }
