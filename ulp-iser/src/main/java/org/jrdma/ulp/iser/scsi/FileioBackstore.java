@@ -12,8 +12,10 @@ import java.nio.file.StandardOpenOption;
  * the end), an existing shorter one is extended the same way. SYNCHRONIZE CACHE is {@code force(false)}
  * (fdatasync, as LIO's vfs_fsync_range with datasync).
  *
- * <p>Not thin: Java cannot punch holes (fallocate PUNCH_HOLE), so a discard writes zeroes and VPD 0xb2 does
- * not advertise LBPU/LBPWS.
+ * <p>Thin (UNMAP, WRITE SAME with UNMAP, LBPME) when holes can be punched in the file: a discard
+ * then deallocates the range as LIO's fd_do_unmap ({@link HolePunch}: util-linux fallocate(1), Java having no
+ * fallocate(2)). Otherwise - or when asked not to, as LIO's default emulate_tpu=0 - fully provisioned: a
+ * discard writes zeroes and VPD 0xb2 advertises nothing.
  */
 public final class FileioBackstore extends AbstractBackstore {
     private static final int ZERO_CHUNK = 64 * 1024;
@@ -21,12 +23,20 @@ public final class FileioBackstore extends AbstractBackstore {
     private final Path file;
     private final long size;
     private final FileChannel channel;
+    private final boolean thin;
 
     /**
+     * Thin when the file system lets holes be punched.
+     *
      * @param size bytes exported, rounded down to whole 512-byte blocks; 0 = the existing file's size
      * @throws IOException the file cannot be opened or created, or the size is 0 and so is the file's
      */
     public FileioBackstore(String name, Path file, long size) throws IOException {
+        this(name, file, size, true);
+    }
+
+    /** @param thin false: fully provisioned even where holes could be punched (LIO's emulate_tpu=0) */
+    public FileioBackstore(String name, Path file, long size, boolean thin) throws IOException {
         super("fileio", name);
         if (size < 0) {
             throw new IllegalArgumentException("fileio " + name + ": size " + size);
@@ -43,6 +53,7 @@ public final class FileioBackstore extends AbstractBackstore {
                 channel.write(ByteBuffer.allocate(1), bytes - 1);
             }
             this.size = bytes;
+            this.thin = thin && HolePunch.supported(file, channel.size());
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -80,10 +91,14 @@ public final class FileioBackstore extends AbstractBackstore {
         }
     }
 
-    /** Zero-fills: no hole punching from Java (see the class comment). */
+    /** Punches a hole when thin, else writes zeroes (see the class comment). */
     @Override
     public void discard(long offset, long length) throws IOException {
         checkRange(offset, length);
+        if (thin) {
+            HolePunch.punch(file, offset, length);
+            return;
+        }
         ByteBuffer zeroes = ByteBuffer.allocate((int) Math.min(length, ZERO_CHUNK));
         long end = offset + length;
         for (long at = offset; at < end; ) {
@@ -101,7 +116,7 @@ public final class FileioBackstore extends AbstractBackstore {
 
     @Override
     public boolean thinProvisioned() {
-        return false;
+        return thin;
     }
 
     @Override

@@ -19,6 +19,7 @@ public final class LunTable implements ScsiExecutor {
     /** The largest LUN number single-level flat space addressing can carry. */
     public static final int MAX_LUN = 0x3fff;
 
+    private static final System.Logger LOG = System.getLogger("org.jrdma.ulp.iser.scsi");
     private static final Set<ScsiOpcode> WITHOUT_LUN =
             EnumSet.of(ScsiOpcode.INQUIRY, ScsiOpcode.REPORT_LUNS, ScsiOpcode.REQUEST_SENSE);
 
@@ -94,11 +95,21 @@ public final class LunTable implements ScsiExecutor {
         } catch (CheckCondition c) {
             return c.result();
         } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, () -> name(lun) + ": " + op(cdb) + " failed: " + e);
             return new CheckCondition(op.mediumError()).result();
         } catch (RuntimeException e) {
             // a bug in a handler must not take the session down: the command fails, the LUN stays
+            LOG.log(System.Logger.Level.ERROR, name(lun) + ": " + op(cdb) + " failed", e);
             return new CheckCondition(Sense.INTERNAL_TARGET_FAILURE).result();
         }
+    }
+
+    private static String name(ScsiLun lun) {
+        return lun == null ? "no LUN" : lun.backstore().plugin() + "/" + lun.backstore().name();
+    }
+
+    private static String op(Cdb cdb) {
+        return String.format("opcode 0x%02x", cdb.opcode());
     }
 
     /**

@@ -44,7 +44,9 @@ enum VpdPage {
             if (lun.backstore().thinProvisioned()) {
                 put(b, 16, 4, Unmap.MAX_LBA_COUNT);
                 put(b, 20, 4, Unmap.MAX_DESCRIPTORS);
-                put(b, 24, 4, RamdiskBackstore.CHUNK / lun.blockSize()); // optimal unmap granularity
+                // OPTIMAL UNMAP GRANULARITY: what a discard frees whole - a ramdisk chunk, a file system block
+                int granularity = lun.backstore() instanceof RamdiskBackstore ? RamdiskBackstore.CHUNK : 4096;
+                put(b, 24, 4, granularity / lun.blockSize());
             }
             put(b, 32, 8, BlockCommands.MAX_WRITE_SAME_BLOCKS);
             return b;

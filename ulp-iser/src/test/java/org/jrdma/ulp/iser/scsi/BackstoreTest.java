@@ -100,7 +100,7 @@ class BackstoreTest {
     void fileioOfSizeZeroUsesTheFileAndNeverWritesBeyondIt() throws Exception {
         Path file = dir.resolve("existing.img");
         Files.write(file, pattern(8192, 3));
-        try (FileioBackstore fd = new FileioBackstore("fd1", file, 0)) {
+        try (FileioBackstore fd = new FileioBackstore("fd1", file, 0, false)) {
             assertEquals(8192, fd.size());
             ByteBuffer back = ByteBuffer.allocate(8192);
             fd.read(0, back);
@@ -118,6 +118,43 @@ class BackstoreTest {
             assertTrue(!fd.thinProvisioned());
         }
         assertThrows(IOException.class, () -> new FileioBackstore("empty", dir.resolve("empty.img"), 0));
+    }
+
+    @Test
+    void thinFileioPunchesHolesOnDiscard() throws Exception {
+        Path file = dir.resolve("thin.img");
+        try (FileioBackstore fd = new FileioBackstore("fd3", file, 64 * MIB)) {
+            assertTrue(fd.thinProvisioned(), "fallocate(1) punches holes on this file system");
+            fd.write(MIB, ByteBuffer.wrap(pattern(4 * (int) MIB, 6)));
+            fd.flush();
+            long written = allocatedBytes(file);
+            assertTrue(written >= 4 * MIB, "4 MiB allocated: " + written);
+            fd.discard(MIB + 512 * 1024, 3 * MIB); // from the middle of the first MiB written
+            long after = allocatedBytes(file);
+            assertTrue(after <= written - 3 * MIB + 64 * 1024, "3 MiB freed: " + written + " -> " + after);
+            ByteBuffer back = ByteBuffer.allocate(4 * (int) MIB);
+            fd.read(MIB, back);
+            byte[] expected = pattern(4 * (int) MIB, 6);
+            java.util.Arrays.fill(expected, 512 * 1024, 512 * 1024 + 3 * (int) MIB, (byte) 0);
+            assertArrayEquals(expected, back.array(), "the hole reads zeroes, the rest stays");
+            assertEquals(64 * MIB, Files.size(file), "the size stays");
+            assertThrows(IOException.class, () -> fd.discard(64 * MIB - 512, 1024));
+        }
+        try (var files = Files.list(dir)) {
+            assertEquals(1, files.count(), "nothing but the backing file");
+        }
+    }
+
+    @Test
+    void theHolePunchProbeChangesNothingInAnExistingFile() throws Exception {
+        Path file = dir.resolve("existing-thin.img");
+        Files.write(file, pattern(12288, 7));
+        try (FileioBackstore fd = new FileioBackstore("fd4", file, 0)) {
+            assertTrue(fd.thinProvisioned());
+            assertEquals(12288, fd.size());
+        }
+        assertEquals(12288, Files.size(file));
+        assertArrayEquals(pattern(12288, 7), Files.readAllBytes(file));
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.jrdma.ulp.iser.scsi.Scsi.out;
 import static org.jrdma.ulp.iser.scsi.Scsi.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -97,6 +98,20 @@ class BlockCommandsTest {
         ndob[1] = 0x09; // UNMAP + NDOB: no data-out at all
         out(t, 0, ndob, 0, new byte[0]).good();
         assertEquals(1, rd.allocatedChunks());
+    }
+
+    @Test
+    void writeSameWithUnmapOnThinFileioPunchesAHole() throws Exception {
+        LunTable t = Stores.FILEIO_THIN.table(dir, SIZE, false);
+        out(t, 0, cdb10(0x2a, 0, 2048), pattern(2048 * 512, 8)).good(); // 1 MiB
+        in(t, 0, cdb10(0x35, 0, 0), 0).good();
+        long before = BackstoreTest.allocatedBytes(dir.resolve("fd0.img"));
+        byte[] unmap = cdb16(0x93, 0, 2048);
+        unmap[1] = 0x08;
+        out(t, 0, unmap, new byte[512]).good();
+        long after = BackstoreTest.allocatedBytes(dir.resolve("fd0.img"));
+        assertTrue(after <= before - (1L << 20), "1 MiB freed: " + before + " -> " + after);
+        assertArrayEquals(new byte[2048 * 512], in(t, 0, cdb10(0x28, 0, 2048), 2048 * 512).good().data());
     }
 
     @Test

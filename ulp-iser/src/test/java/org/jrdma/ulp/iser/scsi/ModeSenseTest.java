@@ -1,12 +1,14 @@
 package org.jrdma.ulp.iser.scsi;
 
+import static org.jrdma.ulp.iser.scsi.Scsi.hex;
 import static org.jrdma.ulp.iser.scsi.Scsi.in;
+import static org.jrdma.ulp.iser.scsi.Scsi.out;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** MODE SENSE(6)/(10) against the SPC-4 header, block descriptor and page layouts. */
+/** MODE SENSE(6)/(10) against the SPC-4 header, block descriptor and page layouts; MODE SELECT as LIO. */
 class ModeSenseTest {
     private static final long SIZE = 64L << 20;
     private static final String RW_RECOVERY = "01 0a 00 00 00 00 00 00 00 00 00 00";
@@ -55,5 +57,25 @@ class ModeSenseTest {
         in(t, 0, "1a 00 08 01 ff 00", 255).check(Sense.INVALID_FIELD_IN_CDB).pointer(true, 3);
         in(t, 0, "1a 00 3f 05 ff 00", 255).check(Sense.INVALID_FIELD_IN_CDB).pointer(true, 3);
         in(t, 0, "1a 00 c8 00 ff 00", 255).check(Sense.SAVING_PARAMETERS_NOT_SUPPORTED);
+    }
+
+    @Test
+    void modeSelectAcceptsTheCurrentPageOnly() {
+        LunTable t = Stores.RAMDISK.table(dir, SIZE, true); // read-only: MODE SELECT does not write the medium
+        byte[] same = hex("00 00 00 08 " + DESCRIPTOR + " " + CACHING);
+        out(t, 0, hex("15 10 00 00 20 00"), same).good();
+        byte[] noDescriptor = hex("00 00 00 00 00 00 00 00 " + CONTROL);
+        out(t, 0, hex("55 10 00 00 00 00 00 00 14 00"), noDescriptor).good();
+        byte[] wce = hex("00 00 00 08 " + DESCRIPTOR + " " + CACHING_WCE); // turning the write cache on
+        out(t, 0, hex("15 10 00 00 20 00"), wce).check(Sense.INVALID_FIELD_IN_PARAMETER_LIST).pointer(false, 14);
+        byte[] unknown = hex("00 00 00 00 19 06 00 00 00 00 00 00");
+        out(t, 0, hex("15 10 00 00 0c 00"), unknown).check(Sense.INVALID_FIELD_IN_PARAMETER_LIST).pointer(false, 4);
+        out(t, 0, hex("15 10 00 00 10 00"), java.util.Arrays.copyOf(same, 16))
+                .check(Sense.PARAMETER_LIST_LENGTH_ERROR); // the page cut short
+        out(t, 0, hex("15 00 00 00 20 00"), same).check(Sense.INVALID_FIELD_IN_CDB).pointer(true, 1); // PF 0
+        out(t, 0, hex("15 11 00 00 20 00"), same).check(Sense.INVALID_FIELD_IN_CDB).pointer(true, 1); // SP
+        out(t, 0, hex("15 10 00 00 20 00"), 16, java.util.Arrays.copyOf(same, 16))
+                .check(Sense.INVALID_FIELD_IN_CDB).pointer(true, 4); // list longer than EDTL
+        out(t, 0, hex("15 10 00 00 00 00"), new byte[0]).good();
     }
 }

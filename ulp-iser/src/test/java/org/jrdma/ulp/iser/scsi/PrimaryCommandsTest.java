@@ -81,7 +81,7 @@ class PrimaryCommandsTest {
     void unknownOpcodesAndServiceActions() {
         LunTable t = Scsi.table(rd("rd0"));
         in(t, 0, "e5 00 00 00 00 00", 0).check(Sense.INVALID_COMMAND_OPERATION_CODE);
-        in(t, 0, "15 10 00 00 00 00", 0).check(Sense.INVALID_COMMAND_OPERATION_CODE); // MODE SELECT(6)
+        in(t, 0, "5e 00 00 00 00 00 00 10 00 00", 4096).check(Sense.INVALID_COMMAND_OPERATION_CODE); // PR IN
         var sa = in(t, 0, "9e 11 00 00 00 00 00 00 00 00 00 00 00 20 00 00", 32)
                 .check(Sense.INVALID_FIELD_IN_CDB).pointer(true, 1);
         assertEquals(0xcc, sa.result().sense()[15] & 0xff, "SKSV, C/D, BPV, bit 4");

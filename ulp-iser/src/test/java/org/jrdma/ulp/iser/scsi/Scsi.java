@@ -110,22 +110,34 @@ final class Scsi {
         return Arrays.copyOf(cdb, 16);
     }
 
-    /** READ(10)/WRITE(10)-style CDB: opcode, 4-byte LBA at 2, 2-byte length at 7. */
-    static byte[] cdb10(int opcode, long lba, int blocks) {
-        byte[] b = new byte[10];
+    /** A block command's CDB: opcode, the LBA and the transfer length where SBC-3 puts them for its size. */
+    private static byte[] cdb(int size, int opcode, int lbaAt, int lbaWidth, long lba, int lengthAt,
+                              int lengthWidth, long blocks) {
+        byte[] b = new byte[size];
         b[0] = (byte) opcode;
-        put(b, 2, 4, lba);
-        put(b, 7, 2, blocks);
+        put(b, lbaAt, lbaWidth, lba);
+        put(b, lengthAt, lengthWidth, blocks);
         return b;
     }
 
-    /** READ(16)/WRITE(16)-style CDB: opcode, 8-byte LBA at 2, 4-byte length at 10. */
+    /** READ(6)/WRITE(6): 21-bit LBA at 1, 1-byte length at 4. */
+    static byte[] cdb6(int opcode, long lba, int blocks) {
+        return cdb(6, opcode, 1, 3, lba, 4, 1, blocks);
+    }
+
+    /** READ(10)/WRITE(10)-style: 4-byte LBA at 2, 2-byte length at 7. */
+    static byte[] cdb10(int opcode, long lba, int blocks) {
+        return cdb(10, opcode, 2, 4, lba, 7, 2, blocks);
+    }
+
+    /** READ(12)/WRITE(12): 4-byte LBA at 2, 4-byte length at 6. */
+    static byte[] cdb12(int opcode, long lba, long blocks) {
+        return cdb(12, opcode, 2, 4, lba, 6, 4, blocks);
+    }
+
+    /** READ(16)/WRITE(16)-style: 8-byte LBA at 2, 4-byte length at 10. */
     static byte[] cdb16(int opcode, long lba, long blocks) {
-        byte[] b = new byte[16];
-        b[0] = (byte) opcode;
-        put(b, 2, 8, lba);
-        put(b, 10, 4, blocks);
-        return b;
+        return cdb(16, opcode, 2, 8, lba, 10, 4, blocks);
     }
 
     static void put(byte[] b, int offset, int width, long v) {

@@ -4,14 +4,17 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 
-/** The two backstore kinds, for tests that run on both. */
+/** The backstore kinds, for tests that run on each: ramdisk, fully provisioned fileio, thin fileio. */
 enum Stores {
-    RAMDISK, FILEIO;
+    RAMDISK, FILEIO, FILEIO_THIN;
 
     Backstore create(Path dir, String name, long size) {
         try {
-            return this == RAMDISK ? new RamdiskBackstore(name, size)
-                    : new FileioBackstore(name, dir.resolve(name + ".img"), size);
+            return switch (this) {
+                case RAMDISK -> new RamdiskBackstore(name, size);
+                case FILEIO -> new FileioBackstore(name, dir.resolve(name + ".img"), size, false);
+                case FILEIO_THIN -> new FileioBackstore(name, dir.resolve(name + ".img"), size);
+            };
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

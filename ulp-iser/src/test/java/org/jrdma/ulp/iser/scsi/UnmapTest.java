@@ -6,6 +6,7 @@ import static org.jrdma.ulp.iser.scsi.Scsi.out;
 import static org.jrdma.ulp.iser.scsi.Scsi.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -113,5 +114,25 @@ class UnmapTest {
         unchanged();
         LunTable fileio = Stores.FILEIO.table(dir, SIZE, false);
         out(fileio, 0, cdb(p.length), p).check(Sense.INVALID_COMMAND_OPERATION_CODE); // LIO without emulate_tpu
+    }
+
+    @Test
+    void thinFileioPunchesTheListedRanges() throws Exception {
+        LunTable thin = Stores.FILEIO_THIN.table(dir, SIZE, false);
+        Path file = dir.resolve("fd0.img");
+        out(thin, 0, cdb10(0x2a, 0, 4096), pattern(4096 * 512, 2)).good(); // 2 MiB
+        in(thin, 0, "35 00 00 00 00 00 00 00 00 00", 0).good();
+        long before = BackstoreTest.allocatedBytes(file);
+        byte[] p = list(0, 2048, 3072, 1024); // 1 MiB + 512 KiB
+        out(thin, 0, cdb(p.length), p).good();
+        long after = BackstoreTest.allocatedBytes(file);
+        assertTrue(after <= before - (1536L << 10), "1.5 MiB freed: " + before + " -> " + after);
+        byte[] expected = pattern(4096 * 512, 2);
+        java.util.Arrays.fill(expected, 0, 2048 * 512, (byte) 0);
+        java.util.Arrays.fill(expected, 3072 * 512, 4096 * 512, (byte) 0);
+        assertArrayEquals(expected, in(thin, 0, cdb10(0x28, 0, 4096), 4096 * 512).good().data());
+        assertEquals(0xc0, in(thin, 0, "9e 10 00 00 00 00 00 00 00 00 00 00 00 20 00 00", 32).good().u8(14),
+                "READ CAPACITY(16): LBPME, LBPRZ");
+        in(thin, 0, "12 01 b2 00 08 00", 8).good().data("00 b2 00 04 00 e4 02 00");
     }
 }
