@@ -58,13 +58,8 @@ final class DirectoryLoginPolicy implements TargetLoginPolicy {
 
     @Override
     public List<String[]> sendTargets(String initiatorName) {
-        return pairs(directory.sendTargets(initiatorName, portal));
-    }
-
-    /** The SendTargets answer's keys in order: each TargetName, then its TargetAddress values. */
-    static List<String[]> pairs(List<SendTarget> targets) {
         List<String[]> pairs = new ArrayList<>();
-        for (SendTarget t : targets) {
+        for (SendTarget t : directory.sendTargets(initiatorName, portal)) {
             pairs.add(new String[] {"TargetName", t.targetName()});
             t.targetAddresses().forEach(a -> pairs.add(new String[] {"TargetAddress", a}));
         }

@@ -1,6 +1,7 @@
 package org.jrdma.ulp.iser.target;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -47,12 +48,19 @@ public final class IserTargetRuntime implements PortalControl, AutoCloseable {
     private final TaskManagement taskManagement = new TaskManagement(this);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ExecutorService worker;
+    private final NopInPinger pinger;
 
     public IserTargetRuntime(IserTransport transport, TargetDirectory directory) {
         this(transport, directory, TargetLogins::create, CmdSnWindow.DEFAULT_WINDOW);
     }
 
     IserTargetRuntime(IserTransport transport, TargetDirectory directory, LoginFactory logins, int window) {
+        this(transport, directory, logins, window, NopInPinger.DEFAULT_IDLE, NopInPinger.DEFAULT_TIMEOUT);
+    }
+
+    /** For tests: the login, the command window and the NOP-In ping times. */
+    IserTargetRuntime(IserTransport transport, TargetDirectory directory, LoginFactory logins, int window,
+            Duration pingIdle, Duration pingTimeout) {
         this.transport = transport;
         this.directory = directory;
         this.logins = logins;
@@ -63,6 +71,7 @@ public final class IserTargetRuntime implements PortalControl, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.pinger = new NopInPinger(connections, pingIdle, pingTimeout);
     }
 
     @Override
@@ -98,8 +107,8 @@ public final class IserTargetRuntime implements PortalControl, AutoCloseable {
 
     private void accept(IserConnection c) {
         InetSocketAddress portal = c.localAddress();
-        TargetLogin login = logins.create(new DirectoryLoginPolicy(directory, portal, sessions), portal);
-        TargetConnection tc = new TargetConnection(this, c, login);
+        TargetLoginPolicy policy = new DirectoryLoginPolicy(directory, portal, sessions);
+        TargetConnection tc = new TargetConnection(this, c, policy, logins.create(policy, portal));
         connections.add(tc);
         c.handler(tc);
         if (closed.get()) {
@@ -147,6 +156,7 @@ public final class IserTargetRuntime implements PortalControl, AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        pinger.close();
         List.copyOf(listeners.keySet()).forEach(this::disable);
         sessions.closeAll();
         List.copyOf(connections).forEach(TargetConnection::close);

@@ -107,8 +107,15 @@ final class ScsiTaskRunner {
                         // Aborted, or the connection is going down (an RDMA op failed or was flushed).
                         counters.increment(TargetCounter.ABORTED);
                         end();
-                    } else {
+                        return;
+                    }
+                    try {
                         respond(result);
+                    } catch (RuntimeException e) {
+                        // A bug: a stage would swallow it and the buffer stay taken.
+                        counters.increment(TargetCounter.INTERNAL_ERRORS);
+                        end();
+                        conn.close();
                     }
                 });
     }

@@ -7,14 +7,15 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.jrdma.ulp.iser.conn.IserConnection;
 import org.jrdma.ulp.iser.conn.IserConnectionHandler;
 import org.jrdma.ulp.iser.login.LoginStep;
+import org.jrdma.ulp.iser.login.SendTargetsText;
 import org.jrdma.ulp.iser.login.TargetLogin;
+import org.jrdma.ulp.iser.login.TargetLoginPolicy;
 import org.jrdma.ulp.iser.pdu.Bhs;
 import org.jrdma.ulp.iser.pdu.IscsiHeader;
 import org.jrdma.ulp.iser.pdu.IscsiOpcode;
@@ -23,6 +24,7 @@ import org.jrdma.ulp.iser.pdu.IscsiProtocolException;
 import org.jrdma.ulp.iser.pdu.IserHeader;
 import org.jrdma.ulp.iser.pdu.IserPdu;
 import org.jrdma.ulp.iser.pdu.LoginResponse;
+import org.jrdma.ulp.iser.pdu.NopIn;
 import org.jrdma.ulp.iser.pdu.Reject;
 import org.jrdma.ulp.iser.pdu.RejectReason;
 import org.jrdma.ulp.iser.pdu.TargetSn;
@@ -64,14 +66,19 @@ final class TargetConnection implements IserConnectionHandler {
     private final TargetLogin login;
     private final Object sendLock = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicInteger nextTtt = new AtomicInteger();
+    private final TargetLoginPolicy policy;
     private volatile TargetSession session;
-    private volatile ControlRequests.TextRemainder textRemainder;
+    private volatile SendTargetsText.Responder textResponder;
+    private volatile long lastReceived = System.nanoTime();
+    private volatile int pingTtt = Reject.RESERVED_TAG;
+    private volatile long pingSentAt;
+    private int nextPingTtt;
     private int statSn;
 
-    TargetConnection(IserTargetRuntime runtime, IserConnection conn, TargetLogin login) {
+    TargetConnection(IserTargetRuntime runtime, IserConnection conn, TargetLoginPolicy policy, TargetLogin login) {
         this.runtime = runtime;
         this.conn = conn;
+        this.policy = policy;
         this.login = login;
     }
 
@@ -93,6 +100,7 @@ final class TargetConnection implements IserConnectionHandler {
 
     @Override
     public void onPdu(IserConnection c, IserPdu pdu) {
+        lastReceived = System.nanoTime();
         try {
             if (session == null) {
                 onLogin(pdu);
@@ -102,6 +110,7 @@ final class TargetConnection implements IserConnectionHandler {
         } catch (RuntimeException e) {
             // A bug must not take the completion thread down: drop this connection only.
             LOG.log(Level.WARNING, "iSER target: " + pdu.pdu().opcode() + " from " + conn.remoteAddress(), e);
+            runtime.counters().increment(TargetCounter.INTERNAL_ERRORS);
             close();
         }
     }
@@ -234,21 +243,52 @@ final class TargetConnection implements IserConnectionHandler {
         sendStatus(sn -> new Reject(reason, sn, 0), data, 0);
     }
 
-    /** Keeps the rest of a Text Response (one per connection, as the initiator has one text exchange at a time). */
-    int keepTextRemainder(byte[] rest) {
-        int ttt = nextTtt.incrementAndGet() & 0x7fffffff;
-        textRemainder = new ControlRequests.TextRemainder(ttt, rest);
-        return ttt;
+    /** The Text exchange's state (one per connection: an initiator has one Text exchange at a time). */
+    SendTargetsText.Responder textResponder() {
+        SendTargetsText.Responder r = textResponder;
+        if (r == null) {
+            int maxRecv = Math.min(session.params().initiatorRecvDataSegmentLength(),
+                    conn.maxRecvDataSegmentLength());
+            r = new SendTargetsText.Responder(policy, session.params().initiatorName(), maxRecv);
+            textResponder = r;
+        }
+        return r;
     }
 
-    /** The rest of a Text Response continued with {@code ttt}, or null. */
-    ControlRequests.TextRemainder takeTextRemainder(int ttt) {
-        ControlRequests.TextRemainder r = textRemainder;
-        if (r == null || r.ttt() != ttt) {
-            return null;
+    /**
+     * The pinger's tick: drops the connection when a NOP-In went unanswered for {@code timeoutNanos}, else pings
+     * when nothing arrived for {@code idleNanos}.
+     */
+    void nopInTick(long now, long idleNanos, long timeoutNanos) {
+        if (session == null || closed.get()) {
+            return;
         }
-        textRemainder = null;
-        return r;
+        if (pingTtt != Reject.RESERVED_TAG) {
+            if (now - pingSentAt > timeoutNanos) {
+                runtime.counters().increment(TargetCounter.NOP_IN_TIMEOUTS);
+                close();
+            }
+            return;
+        }
+        if (now - lastReceived < idleNanos) {
+            return;
+        }
+        synchronized (sendLock) {
+            int ttt = ++nextPingTtt & 0x7fffffff;
+            pingTtt = ttt;
+            pingSentAt = now;
+            CmdSnWindow w = session.window();
+            // RFC 7143 11.19: an unsolicited NOP-In carries the current StatSN without advancing it.
+            post(new IserPdu(IserHeader.CONTROL, new IscsiPdu(new NopIn(0, Reject.RESERVED_TAG, ttt,
+                    new TargetSn(statSn, w.expCmdSn(), w.maxCmdSn())), NO_DATA)), 0);
+        }
+    }
+
+    /** A NOP-Out that answers a ping (ITT 0xffffffff) with its TTT. */
+    void pingAnswered(int ttt) {
+        if (ttt == pingTtt) {
+            pingTtt = Reject.RESERVED_TAG;
+        }
     }
 
     /** Disconnects (rdma_disconnect); {@link #onDisconnected} follows. */

@@ -22,6 +22,10 @@ public enum TargetCounter {
     TASK_MANAGEMENT,
     /** Commands ended without a response: aborted, or their connection went down. */
     ABORTED,
+    /** Connections dropped because the initiator did not answer the target's NOP-In ping in time. */
+    NOP_IN_TIMEOUTS,
+    /** Handler failures (a bug, not bad input): the connection is dropped, other sessions go on. */
+    INTERNAL_ERRORS,
     /** Sessions closed because a newer login with the same ISID and InitiatorName replaced them. */
     REINSTATEMENTS
 }

@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.jrdma.ulp.iser.conn.IserBuffer;
 import org.jrdma.ulp.iser.conn.IserConnection;
@@ -94,8 +95,12 @@ public final class ScriptedInitiator implements IserConnectionHandler, AutoClose
         return login(INITIATOR, TARGET, ISID, 0);
     }
 
-    void send(IserHeader iser, IscsiHeader header, byte[] data) {
-        conn.send(new IserPdu(iser, new IscsiPdu(header, data)));
+    public void send(IserHeader iser, IscsiHeader header, byte[] data) {
+        try {
+            conn.send(new IserPdu(iser, new IscsiPdu(header, data)));
+        } catch (RejectedExecutionException e) {
+            // MemoryTransport: the target side closed a moment ago (the SEND would flush on a real QP)
+        }
     }
 
     void send(IscsiHeader header) {
@@ -121,6 +126,10 @@ public final class ScriptedInitiator implements IserConnectionHandler, AutoClose
         assertEquals(null, pdu, () -> "unexpected " + pdu.pdu().header());
     }
 
+    boolean disconnected() {
+        return down.getCount() == 0;
+    }
+
     public void awaitDisconnect() throws InterruptedException {
         assertTrue(down.await(5, TimeUnit.SECONDS), "connection still up after 5 s");
     }
@@ -129,7 +138,7 @@ public final class ScriptedInitiator implements IserConnectionHandler, AutoClose
         return conn.buffers().allocate(length);
     }
 
-    ScsiCommand command(boolean read, boolean write, int edtl, byte[] cdb) {
+    public ScsiCommand command(boolean read, boolean write, int edtl, byte[] cdb) {
         byte[] field = new byte[ScsiCommand.CDB_LENGTH];
         System.arraycopy(cdb, 0, field, 0, cdb.length);
         return new ScsiCommand(false, true, read, write, TaskAttribute.SIMPLE, 0, itt++, edtl,
@@ -156,7 +165,7 @@ public final class ScriptedInitiator implements IserConnectionHandler, AutoClose
     }
 
     /** A command without data. */
-    ScsiCommand noData(byte[] cdb) {
+    public ScsiCommand noData(byte[] cdb) {
         ScsiCommand c = command(false, false, 0, cdb);
         send(IserHeader.CONTROL, c, new byte[0]);
         return c;

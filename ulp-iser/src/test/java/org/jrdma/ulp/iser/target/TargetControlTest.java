@@ -273,14 +273,23 @@ class TargetControlTest {
     }
 
     @Test
-    void sendTargetsInAFullFeatureSession() throws Exception {
+    void sendTargetsByNameInAFullFeatureSessionAndARequestSplitOverPdus() throws Exception {
         try (ScriptedInitiator ini = loggedIn(ScriptedInitiator.TARGET, 1)) {
-            ini.send(IserHeader.CONTROL, new TextRequest(false, true, false, 0, 0x41, NO_TAG,
-                    new InitiatorSn(ini.cmdSn++, 0)), TextKeys.of("SendTargets", "", "X-foo", "1").encode());
+            byte[] keys = TextKeys.of("SendTargets", ScriptedInitiator.TARGET, "X-foo", "1").encode();
+            int half = keys.length / 2;
+            ini.send(IserHeader.CONTROL, new TextRequest(false, false, true, 0, 0x41, NO_TAG,
+                    new InitiatorSn(ini.cmdSn++, 0)), java.util.Arrays.copyOf(keys, half));
+            TextResponse part = ini.next(TextResponse.class);
+            assertTrue(!part.fin() && !part.cont(), "an empty answer to a C=1 part");
+            ini.send(IserHeader.CONTROL, new TextRequest(false, true, false, 0, 0x41, part.ttt(),
+                    new InitiatorSn(ini.cmdSn++, 0)), java.util.Arrays.copyOfRange(keys, half, keys.length));
             IserPdu pdu = ini.next();
-            TextKeys keys = TextKeys.decode(pdu.pdu().data());
-            assertEquals(List.of(ScriptedInitiator.TARGET), keys.all("TargetName"), "empty: the session's target");
-            assertEquals(List.of("NotUnderstood"), keys.all("X-foo"));
+            TextResponse t = (TextResponse) pdu.pdu().header();
+            assertTrue(t.fin());
+            assertEquals(ini.loginStatSn + 2, t.sn().statSn());
+            TextKeys answer = TextKeys.decode(pdu.pdu().data());
+            assertEquals(List.of(ScriptedInitiator.TARGET), answer.all("TargetName"), "only the one named");
+            assertEquals(List.of("NotUnderstood"), answer.all("X-foo"));
         }
     }
 
@@ -305,6 +314,25 @@ class TargetControlTest {
             other.read(ScriptedInitiator.readCapacity10(), 8, buf2);
             assertEquals(ScsiResponse.GOOD, other.next(ScsiResponse.class).status(), "the other session goes on");
             assertNotEquals(rsp.tsih(), oldTsih);
+        }
+    }
+
+    @Test
+    void portalsEnableOnceDisableKeepsSessionsAndABusyAddressFails() throws Exception {
+        runtime.enable(TestDirectory.PORTAL); // again: one listener per address
+        assertEquals(java.util.Set.of(TestDirectory.PORTAL), runtime.portals());
+        try (ScriptedInitiator ini = loggedIn(ScriptedInitiator.TARGET, 1)) {
+            runtime.disable(TestDirectory.PORTAL);
+            assertTrue(runtime.portals().isEmpty());
+            assertTrue(transport.connect(TestDirectory.PORTAL, ini).toCompletableFuture().isCompletedExceptionally(),
+                    "no listener after disable");
+            IserBuffer buf = ini.buffer(8);
+            ini.read(ScriptedInitiator.readCapacity10(), 8, buf);
+            assertEquals(ScsiResponse.GOOD, ini.next(ScsiResponse.class).status(), "the session stays, as in LIO");
+            transport.listen(TestDirectory.PORTAL, c -> { });
+            org.junit.jupiter.api.Assertions.assertThrows(org.jrdma.ulp.iser.conn.IserTransportException.class,
+                    () -> runtime.enable(TestDirectory.PORTAL), "EADDRINUSE");
+            assertTrue(runtime.portals().isEmpty());
         }
     }
 

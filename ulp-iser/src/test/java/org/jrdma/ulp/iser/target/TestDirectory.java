@@ -16,7 +16,7 @@ import org.jrdma.ulp.iser.scsi.ScsiLun;
  * (initiators with "denied" in their name refused).
  */
 public final class TestDirectory implements TargetDirectory {
-    static final InetSocketAddress PORTAL = new InetSocketAddress("192.0.2.1", 3260);
+    public static final InetSocketAddress PORTAL = new InetSocketAddress("192.0.2.1", 3260);
 
     record Group(String targetName, int tag, ScsiExecutor lunTable) implements PortalGroup {
         @Override public boolean allows(String initiatorName) { return !initiatorName.contains("denied"); }
@@ -46,7 +46,7 @@ public final class TestDirectory implements TargetDirectory {
     }
 
     /** Adds a target whose LUNs are {@code executor}. */
-    TestDirectory add(String iqn, ScsiExecutor executor) {
+    public TestDirectory add(String iqn, ScsiExecutor executor) {
         targets.put(iqn, new Group(iqn, 1, executor));
         return this;
     }
