@@ -25,11 +25,7 @@ public final class IscsiTarget {
 
     public Tpg tpg(int tag) throws TargetConfigException {
         synchronized (tree.stateLock()) {
-            Tpg t = tpgs.get(tag);
-            if (t == null) {
-                throw TargetConfigException.missing("TPG");
-            }
-            return t;
+            return TargetConfigException.found(tpgs.get(tag), "TPG");
         }
     }
 

@@ -20,6 +20,14 @@ public class TargetConfigException extends Exception {
         return new TargetConfigException("This " + kind + " does not exist in configFS");
     }
 
+    /** {@code node}, or rtslib's "does not exist" error for a {@code kind} when it is null. */
+    static <T> T found(T node, String kind) throws TargetConfigException {
+        if (node == null) {
+            throw missing(kind);
+        }
+        return node;
+    }
+
     /** rtslib's create of a configfs node that is there already. */
     static TargetConfigException exists(String kind) {
         return new TargetConfigException("This " + kind + " already exists in configFS");

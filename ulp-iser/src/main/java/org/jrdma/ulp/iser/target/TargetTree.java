@@ -202,11 +202,7 @@ public final class TargetTree implements TargetDirectory, AutoCloseable {
 
     public IscsiTarget target(String wwn) throws TargetConfigException {
         synchronized (state) {
-            IscsiTarget t = targets.get(Wwn.key(wwn));
-            if (t == null) {
-                throw TargetConfigException.missing("Target");
-            }
-            return t;
+            return TargetConfigException.found(targets.get(Wwn.key(wwn)), "Target");
         }
     }
 

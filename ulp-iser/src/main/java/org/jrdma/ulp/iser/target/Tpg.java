@@ -249,11 +249,7 @@ public final class Tpg implements PortalGroup {
 
     public NetworkPortal portal(String ip, int port) throws TargetConfigException {
         synchronized (state) {
-            NetworkPortal p = portals.get(ip + ":" + port);
-            if (p == null) {
-                throw TargetConfigException.missing("NetworkPortal");
-            }
-            return p;
+            return TargetConfigException.found(portals.get(ip + ":" + port), "NetworkPortal");
         }
     }
 
@@ -303,11 +299,7 @@ public final class Tpg implements PortalGroup {
 
     public NodeAcl acl(String wwn) throws TargetConfigException {
         synchronized (state) {
-            NodeAcl acl = acls.get(Wwn.key(wwn));
-            if (acl == null) {
-                throw TargetConfigException.missing("NodeACL");
-            }
-            return acl;
+            return TargetConfigException.found(acls.get(Wwn.key(wwn)), "NodeACL");
         }
     }
 
