@@ -1,0 +1,37 @@
+package org.jrdma.ulp.iser.target;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.jrdma.ulp.iser.conn.IserTransportException;
+
+/** A PortalControl that records its calls ("enable 192.0.2.1:3260") and can refuse an address. */
+public final class RecordingPortalControl implements PortalControl {
+    public final List<String> calls = new ArrayList<>();
+    public final Set<InetSocketAddress> refused = new HashSet<>();
+
+    @Override
+    public synchronized void enable(InetSocketAddress portal) {
+        if (refused.contains(portal)) {
+            throw new IserTransportException("EADDRINUSE: " + portal);
+        }
+        calls.add("enable " + text(portal));
+    }
+
+    @Override
+    public synchronized void disable(InetSocketAddress portal) {
+        calls.add("disable " + text(portal));
+    }
+
+    public synchronized List<String> drain() {
+        List<String> out = List.copyOf(calls);
+        calls.clear();
+        return out;
+    }
+
+    private static String text(InetSocketAddress a) {
+        return a.getAddress().getHostAddress() + ":" + a.getPort();
+    }
+}
