@@ -13,6 +13,8 @@ import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ib.mad.impl.MadLayer;
 import org.jrdma.ib.mad.impl.SaClientImpl;
+import org.jrdma.ib.mad.sa.MCMemberRecord;
+import org.jrdma.ib.mad.sa.Multicast;
 import org.jrdma.ib.mad.sm.SubnetManager;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -136,6 +138,60 @@ class DiagToolsTest {
         assertEquals("", run(new Saquery(core, sa), 5, "-C", b.name(), "-p", "--dgid", "fe80::99"));
         assertEquals("ERROR: Query result returned 0x0500,  SA(SA_ERR_REQ_INVALID_GID)\n", err);
         assertEquals("", run(new Saquery(core, sa), 0, "-C", b.name(), "-m"));
+    }
+
+    @Test
+    void saqueryShowsTheGroupsAndTheirMembers() throws Exception {
+        fabric(1, 1, 1);
+        IbDevice b = devs.get(1);
+        IbDevice c = devs.get(2);
+        MCMemberRecord want = new MCMemberRecord();
+        want.qkey = 0x1234;
+        want.pkey = 0xffff;
+        want.sl = 3;
+        want.joinState = MCMemberRecord.FULLMEMBER_JOIN;
+        java.util.concurrent.BlockingQueue<Integer> st = new java.util.concurrent.LinkedBlockingQueue<>();
+        Multicast jb = sa.joinMulticast(b, 1, want, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE
+                | MCMemberRecord.QKEY | MCMemberRecord.TRAFFIC_CLASS | MCMemberRecord.PKEY | MCMemberRecord.FLOW_LABEL
+                | MCMemberRecord.SL, (x, m) -> st.add(x));
+        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        MCMemberRecord nm = new MCMemberRecord();
+        nm.mgid = jb.rec().mgid;
+        nm.joinState = MCMemberRecord.NONMEMBER_JOIN;
+        sa.joinMulticast(c, 1, nm, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE, (x, m) -> st.add(x));
+        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+
+        String member = "MCMemberRecord member dump:\n"
+                + "\t\tMGID....................ff12:a01b:fe80::\n"
+                + "\t\tMlid....................0xC000\n"
+                + "\t\tPortGid.................fe80::%s\n"
+                + "\t\tScopeState..............0x2%d\n"
+                + "\t\tProxyJoin...............0x0\n"
+                + "\t\tNodeDescription.........%s\n";
+        assertEquals(String.format(member, v6(b), 1, name(b)) + String.format(member, v6(c), 2, name(c)),
+                run(new Saquery(core, sa), 0, "-C", b.name(), "-m"));
+        assertEquals("\t\tPortGid.................fe80::" + v6(b) + " (" + name(b) + ")\n"
+                + "\t\tPortGid.................fe80::" + v6(c) + " (" + name(c) + ")\n",
+                run(new Saquery(core, sa), 0, "-C", b.name(), "-m", "0xc000"));
+        String g = run(new Saquery(core, sa), 0, "-C", b.name(), "-g");
+        assertTrue(g.startsWith("MCMemberRecord group dump:\n"
+                + "\t\tMGID....................ff12:a01b:fe80::\n"
+                + "\t\tMlid....................0xC000\n"
+                + "\t\tMtu.....................0x85\n"
+                + "\t\tpkey....................0xFFFF\n"
+                + "\t\tRate....................0x90\n"
+                + "\t\tSL......................0x3\n"), g);
+    }
+
+    /** The node description the SA has for {@code d} (rdma-ndd's "%h %d"). */
+    String name(IbDevice d) throws Exception {
+        for (org.jrdma.ib.mad.sa.NodeRecord n : sa.nodeRecords(d, 1, null, 0, 5000).get(10,
+                java.util.concurrent.TimeUnit.SECONDS)) {
+            if (n.portGuid == d.queryGid(1, 0).interfaceId()) {
+                return n.nodeDescription;
+            }
+        }
+        throw new AssertionError("no NodeRecord for " + d.name());
     }
 
     static String v6(IbDevice d) {

@@ -1,0 +1,296 @@
+package org.jrdma.ib.mad.sm;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.jrdma.ib.core.Gid;
+import org.jrdma.ib.mad.sa.MCMemberRecord;
+import org.jrdma.ib.mad.sa.PathRecord;
+import org.jrdma.ib.mad.sa.SaException;
+import org.jrdma.ib.mad.sm.SubnetAdministrator.Answer;
+
+/**
+ * The SA's multicast groups (OpenSM's {@code osm_sa_mcmember_record.c} and {@code osm_multicast.c}):
+ * SubnAdmSet(MCMemberRecord) joins, creating a group (MGID given or assigned, MLID from 0xC000) on a full
+ * member's first join; SubnAdmDelete leaves (join state bits removed; without a full member the group is
+ * freed with its MLID); Get/GetTable list the members. Every change of who receives what runs the
+ * {@code changed} hook (the SM reprograms the switches' multicast forwarding). Not thread-safe: the SA
+ * calls it under its own lock.
+ */
+final class McMemberRecords {
+    static final int MLID_BASE = 0xc000;
+    static final int MLID_END = 0xfffe;
+    static final long REQUIRED_MC_CREATE = MCMemberRecord.MGID | MCMemberRecord.PORT_GID | MCMemberRecord.JOIN_STATE
+            | MCMemberRecord.QKEY | MCMemberRecord.TRAFFIC_CLASS | MCMemberRecord.PKEY | MCMemberRecord.FLOW_LABEL
+            | MCMemberRecord.SL;
+    static final long JOIN_MC = MCMemberRecord.MGID | MCMemberRecord.PORT_GID | MCMemberRecord.JOIN_STATE;
+    /** The join states that receive: a send-only non-member sends into the group and receives nothing. */
+    static final int RECEIVING = MCMemberRecord.FULLMEMBER_JOIN | MCMemberRecord.NONMEMBER_JOIN;
+
+    /** A multicast group: its record (PortGID and JoinState zero) and its members' join states. */
+    static final class Group {
+        final MCMemberRecord rec;
+        final Map<Gid, Integer> members = new LinkedHashMap<>();
+
+        Group(MCMemberRecord rec) {
+            this.rec = rec;
+        }
+    }
+
+    private final SubnetManager sm;
+    private final Runnable changed;
+    private final Map<Gid, Group> groups = new LinkedHashMap<>();
+    /** {@code build_new_mgid}'s {@code uniq_count}. */
+    private int uniqCount;
+
+    McMemberRecords(SubnetManager sm, Runnable changed) {
+        this.sm = sm;
+        this.changed = changed;
+    }
+
+    List<MCMemberRecord> groups() {
+        List<MCMemberRecord> l = new ArrayList<>();
+        for (Group g : groups.values()) {
+            l.add(g.rec.copy());
+        }
+        return l;
+    }
+
+    Map<Gid, Integer> members(Gid mgid) {
+        Group g = groups.get(mgid);
+        return g == null ? Map.of() : Map.copyOf(g.members);
+    }
+
+    /** MLID to the port GUIDs (GID interface IDs) of the members that receive, by MLID. */
+    Map<Integer, Set<Long>> forwarding() {
+        Map<Integer, Set<Long>> out = new TreeMap<>();
+        for (Group g : groups.values()) {
+            Set<Long> ports = new java.util.TreeSet<>();
+            g.members.forEach((gid, js) -> {
+                if ((js & RECEIVING) != 0) {
+                    ports.add(gid.interfaceId());
+                }
+            });
+            out.put(g.rec.mlid, ports);
+        }
+        return out;
+    }
+
+    private static final int[][] MCR_FIELDS = {{0, 16}, {16, 16}, {32, 4}, {36, 2}, null, null, {39, 1}, {40, 2}};
+
+    /** SubnAdmGet/GetTable(MCMemberRecord): one record per (group, member) matching the template. */
+    Answer records(byte[] q, long mask) {
+        List<byte[]> out = new ArrayList<>();
+        for (Group g : groups.values()) {
+            for (Map.Entry<Gid, Integer> e : g.members.entrySet()) {
+                MCMemberRecord r = g.rec.copy();
+                r.portGid = e.getKey();
+                r.joinState = e.getValue();
+                byte[] w = r.toWire();
+                if (SubnetAdministrator.matches(w, q, mask, MCR_FIELDS)) {
+                    out.add(w);
+                }
+            }
+        }
+        return new Answer(0, MCMemberRecord.SIZE, out);
+    }
+
+    /** {@code mcmr_rcv_join_mgrp}. */
+    Answer join(byte[] q, long mask) {
+        MCMemberRecord want = MCMemberRecord.fromWire(q, 0);
+        if ((mask & JOIN_MC) != JOIN_MC || want.joinState == 0) {
+            return Answer.error(SaException.ERR_REQ_INSUFFICIENT_COMPONENTS);
+        }
+        SubnetManager.PortRecord p = SubnetAdministrator.byGid(sm, want.portGid);
+        if (p == null) {
+            return Answer.error(SaException.ERR_REQ_INVALID_GID);
+        }
+        Group g = want.mgid.isZero() ? null : groups.get(want.mgid);
+        if (g == null) {
+            if ((want.joinState & MCMemberRecord.FULLMEMBER_JOIN) == 0) {
+                return Answer.error(SaException.ERR_REQ_INVALID); // only a full member creates a group
+            }
+            if ((mask & REQUIRED_MC_CREATE) != REQUIRED_MC_CREATE) {
+                return Answer.error(SaException.ERR_REQ_INSUFFICIENT_COMPONENTS);
+            }
+            Answer err = create(want, mask, p);
+            if (err != null) {
+                return err;
+            }
+            g = groups.get(want.mgid);
+        } else if (!compatible(g.rec, want, mask)) {
+            return Answer.error(SaException.ERR_REQ_INVALID);
+        }
+        Integer before = g.members.get(want.portGid);
+        int state = g.members.merge(want.portGid, want.joinState, (a, b) -> a | b);
+        if (before == null || before != state) {
+            changed.run();
+        }
+        MCMemberRecord r = g.rec.copy();
+        r.portGid = want.portGid;
+        r.joinState = state;
+        r.proxyJoin = want.proxyJoin;
+        return new Answer(0, MCMemberRecord.SIZE, List.of(r.toWire()));
+    }
+
+    /** {@code mcmr_rcv_create_new_mgrp}: MGID (OpenSM's {@code build_new_mgid} if zero), MLID, MTU, rate. */
+    private Answer create(MCMemberRecord want, long mask, SubnetManager.PortRecord p) {
+        if (want.mgid.isZero()) {
+            int scope = (mask & MCMemberRecord.SCOPE) != 0 ? want.scope : 2; // link-local
+            byte[] raw = new byte[16];
+            raw[0] = (byte) 0xff;
+            raw[1] = (byte) (0x10 | scope);
+            raw[2] = (byte) 0xa0;
+            raw[3] = 0x1b;
+            long prefix = Gid.DEFAULT_SUBNET_PREFIX;
+            for (int i = 0; i < 8; i++) {
+                raw[4 + i] = (byte) (prefix >>> (56 - 8 * i));
+            }
+            Gid mgid = null;
+            for (int i = 0; i < 1000 && mgid == null; i++) {
+                int c = uniqCount++; // memcpy of a host-order (little-endian) uint32, as OpenSM does
+                raw[10] = (byte) c;
+                raw[11] = (byte) (c >>> 8);
+                raw[12] = (byte) (c >>> 16);
+                raw[13] = (byte) (c >>> 24);
+                Gid g = Gid.of(raw.clone());
+                if (!groups.containsKey(g)) {
+                    mgid = g;
+                }
+            }
+            if (mgid == null) {
+                return Answer.error(SaException.ERR_NO_RESOURCES);
+            }
+            want.mgid = mgid;
+        } else if ((want.mgid.raw()[0] & 0xff) != 0xff) {
+            return Answer.error(SaException.ERR_REQ_INVALID);
+        }
+        int portMtu = SubnetAdministrator.portMtu(p.portInfo());
+        int mtu = portMtu;
+        if ((mask & MCMemberRecord.MTU) != 0) {
+            int sel = (mask & MCMemberRecord.MTU_SELECTOR) != 0 ? want.mtuSelector : PathRecord.SELECTOR_EQ;
+            mtu = SubnetAdministrator.select(sel, want.mtu, portMtu, v -> v, SubnetAdministrator.MTUS);
+            if (mtu < 1 || want.mtu < 1 || want.mtu > 5 && sel != PathRecord.SELECTOR_BEST) {
+                return Answer.error(SaException.ERR_REQ_INVALID);
+            }
+        }
+        int portRate = SubnetAdministrator.portRate(p.portInfo());
+        int rate = portRate;
+        if ((mask & MCMemberRecord.RATE) != 0) {
+            int sel = (mask & MCMemberRecord.RATE_SELECTOR) != 0 ? want.rateSelector : PathRecord.SELECTOR_EQ;
+            rate = SubnetAdministrator.select(sel, want.rate, portRate, SubnetAdministrator::rateTenthsGbps, SubnetAdministrator.RATES);
+            if (rate < 0 || SubnetAdministrator.rateTenthsGbps(want.rate) == 0 && sel != PathRecord.SELECTOR_BEST) {
+                return Answer.error(SaException.ERR_REQ_INVALID);
+            }
+        }
+        int mlid = 0;
+        java.util.Set<Integer> used = new java.util.HashSet<>();
+        for (Group g : groups.values()) {
+            used.add(g.rec.mlid);
+        }
+        for (int l = MLID_BASE; l <= MLID_END; l++) {
+            if (!used.contains(l)) {
+                mlid = l;
+                break;
+            }
+        }
+        if (mlid == 0) {
+            return Answer.error(SaException.ERR_NO_RESOURCES);
+        }
+        MCMemberRecord rec = want.copy();
+        rec.portGid = Gid.ZERO;
+        rec.joinState = 0;
+        rec.proxyJoin = false;
+        rec.mlid = mlid;
+        rec.mtuSelector = PathRecord.SELECTOR_EQ;
+        rec.mtu = mtu;
+        rec.rateSelector = PathRecord.SELECTOR_EQ;
+        rec.rate = rate;
+        rec.packetLifeTimeSelector = PathRecord.SELECTOR_EQ;
+        if ((mask & MCMemberRecord.PACKET_LIFE_TIME) == 0) {
+            rec.packetLifeTime = 0;
+        }
+        rec.scope = (rec.mgid.raw()[1] & 0xf);
+        groups.put(rec.mgid, new Group(rec));
+        return null;
+    }
+
+    /** {@code validate_other_comp_fields} (and the MTU/rate the group has against a selector). */
+    private static boolean compatible(MCMemberRecord g, MCMemberRecord want, long mask) {
+        if ((mask & MCMemberRecord.QKEY) != 0 && want.qkey != g.qkey) {
+            return false;
+        }
+        if ((mask & MCMemberRecord.PKEY) != 0 && ((want.pkey & 0x7fff) != (g.pkey & 0x7fff)
+                || (want.pkey & 0x8000) == 0 && (g.pkey & 0x8000) == 0)) {
+            return false;
+        }
+        if ((mask & MCMemberRecord.TRAFFIC_CLASS) != 0 && want.trafficClass != g.trafficClass) {
+            return false;
+        }
+        if ((mask & MCMemberRecord.SL) != 0 && want.sl != g.sl) {
+            return false;
+        }
+        if ((mask & MCMemberRecord.MTU) != 0 && (mask & MCMemberRecord.MTU_SELECTOR) != 0) {
+            boolean ok = switch (want.mtuSelector) {
+                case PathRecord.SELECTOR_GT -> g.mtu > want.mtu;
+                case PathRecord.SELECTOR_LT -> g.mtu < want.mtu;
+                case PathRecord.SELECTOR_EQ -> g.mtu == want.mtu;
+                default -> true;
+            };
+            if (!ok) {
+                return false;
+            }
+        }
+        if ((mask & MCMemberRecord.RATE) != 0 && (mask & MCMemberRecord.RATE_SELECTOR) != 0) {
+            int have = SubnetAdministrator.rateTenthsGbps(g.rate);
+            int w = SubnetAdministrator.rateTenthsGbps(want.rate);
+            boolean ok = switch (want.rateSelector) {
+                case PathRecord.SELECTOR_GT -> have > w;
+                case PathRecord.SELECTOR_LT -> have < w;
+                case PathRecord.SELECTOR_EQ -> have == w;
+                default -> true;
+            };
+            return ok;
+        }
+        return true;
+    }
+
+    /** {@code mcmr_rcv_leave_mgrp}: the join state bits asked for are removed; an empty group goes away. */
+    Answer leave(byte[] q, long mask) {
+        MCMemberRecord want = MCMemberRecord.fromWire(q, 0);
+        if ((mask & JOIN_MC) != JOIN_MC) {
+            return Answer.error(SaException.ERR_REQ_INSUFFICIENT_COMPONENTS);
+        }
+        if (SubnetAdministrator.byGid(sm, want.portGid) == null) {
+            return Answer.error(SaException.ERR_REQ_INVALID_GID);
+        }
+        Group g = groups.get(want.mgid);
+        if (g == null) {
+            return Answer.error(SaException.ERR_REQ_INVALID);
+        }
+        Integer state = g.members.get(want.portGid);
+        if (state == null || (state & want.joinState) == 0) {
+            return Answer.error(SaException.ERR_REQ_INVALID); // validate_delete (o15-0.1.14)
+        }
+        int left = state & ~want.joinState;
+        if (left == 0) {
+            g.members.remove(want.portGid);
+        } else {
+            g.members.put(want.portGid, left);
+        }
+        if (g.members.values().stream().noneMatch(js -> (js & MCMemberRecord.FULLMEMBER_JOIN) != 0)) {
+            // osm_mgrp_cleanup: without a full member the group goes, its other members and its MLID with it
+            g.members.clear();
+            groups.remove(want.mgid);
+        }
+        changed.run();
+        MCMemberRecord r = g.rec.copy();
+        r.portGid = want.portGid;
+        r.joinState = want.joinState;
+        return new Answer(0, MCMemberRecord.SIZE, List.of(r.toWire()));
+    }
+}
