@@ -99,20 +99,29 @@ final class McMemberRecords {
         return new Answer(0, MCMemberRecord.SIZE, out);
     }
 
-    /** {@code mcmr_rcv_join_mgrp}. */
+    /**
+     * {@code mcmr_rcv_join_mgrp}: the checks in OpenSM's order, each failure with its status (the mask without MGID,
+     * PortGID and JoinState: ERR_REQ_INSUFFICIENT_COMPONENTS; a PortGID of another subnet: ERR_REQ_INVALID_GID; an
+     * unknown port, a bad P_Key, a new group without a full member, parameters the group or the port cannot meet:
+     * ERR_REQ_INVALID; a new group without OpenSM's create components: ERR_REQ_INSUFFICIENT_COMPONENTS).
+     */
     Answer join(byte[] q, long mask) {
         MCMemberRecord want = MCMemberRecord.fromWire(q, 0);
-        if ((mask & JOIN_MC) != JOIN_MC || want.joinState == 0) {
+        if ((mask & JOIN_MC) != JOIN_MC) {
             return Answer.error(SaException.ERR_REQ_INSUFFICIENT_COMPONENTS);
         }
-        SubnetManager.PortRecord p = SubnetAdministrator.byGid(sm, want.portGid);
-        if (p == null) {
+        if (want.portGid.subnetPrefix() != Gid.DEFAULT_SUBNET_PREFIX) {
             return Answer.error(SaException.ERR_REQ_INVALID_GID);
         }
+        SubnetManager.PortRecord p = SubnetAdministrator.byGid(sm, want.portGid);
+        if (p == null || (mask & MCMemberRecord.PKEY) != 0 && (want.pkey & 0x7fff) == 0) {
+            return Answer.error(SaException.ERR_REQ_INVALID);
+        }
         Group g = want.mgid.isZero() ? null : groups.get(want.mgid);
-        if (g == null) {
+        boolean created = g == null;
+        if (created) {
             if ((want.joinState & MCMemberRecord.FULLMEMBER_JOIN) == 0) {
-                return Answer.error(SaException.ERR_REQ_INVALID); // only a full member creates a group
+                return Answer.error(SaException.ERR_REQ_INVALID); // o15-0.1.9: only a full member creates a group
             }
             if ((mask & REQUIRED_MC_CREATE) != REQUIRED_MC_CREATE) {
                 return Answer.error(SaException.ERR_REQ_INSUFFICIENT_COMPONENTS);
@@ -122,11 +131,17 @@ final class McMemberRecords {
                 return err;
             }
             g = groups.get(want.mgid);
-        } else if (!compatible(g.rec, want, mask)) {
+        } else if (!sameComponents(g.rec, want, mask)) {
+            return Answer.error(SaException.ERR_REQ_INVALID);
+        }
+        if (!selectorsMatch(g.rec, want, mask) || !portCanJoin(g.rec, p) || want.joinState == 0) {
+            if (created) {
+                groups.remove(g.rec.mgid); // osm_mgrp_cleanup of the group made for this join
+            }
             return Answer.error(SaException.ERR_REQ_INVALID);
         }
         Integer before = g.members.get(want.portGid);
-        int state = g.members.merge(want.portGid, want.joinState, (a, b) -> a | b);
+        int state = g.members.merge(want.portGid, want.joinState, (x, y) -> x | y);
         if (before == null || before != state) {
             changed.run();
         }
@@ -166,7 +181,7 @@ final class McMemberRecords {
                 return Answer.error(SaException.ERR_NO_RESOURCES);
             }
             want.mgid = mgid;
-        } else if ((want.mgid.raw()[0] & 0xff) != 0xff) {
+        } else if (!validMgid(want.mgid.raw())) {
             return Answer.error(SaException.ERR_REQ_INVALID);
         }
         int portMtu = SubnetAdministrator.portMtu(p.portInfo());
@@ -219,62 +234,75 @@ final class McMemberRecords {
         return null;
     }
 
-    /** {@code validate_other_comp_fields} (and the MTU/rate the group has against a selector). */
-    private static boolean compatible(MCMemberRecord g, MCMemberRecord want, long mask) {
-        if ((mask & MCMemberRecord.QKEY) != 0 && want.qkey != g.qkey) {
+    /**
+     * {@code validate_requested_mgid} (o15-0.1.5): a multicast GID (0xFF first), with IPoIB's signatures 0x401B and
+     * 0x601B accepted as they are; otherwise no reserved flag bit and not the SA's own signature 0xA01B with link-local
+     * scope (only the SA makes those).
+     */
+    static boolean validMgid(byte[] g) {
+        if ((g[0] & 0xff) != 0xff) {
             return false;
         }
-        if ((mask & MCMemberRecord.PKEY) != 0 && ((want.pkey & 0x7fff) != (g.pkey & 0x7fff)
-                || (want.pkey & 0x8000) == 0 && (g.pkey & 0x8000) == 0)) {
-            return false;
+        int signature = (g[2] & 0xff) << 8 | g[3] & 0xff;
+        if (signature == 0x401b || signature == 0x601b) {
+            return true;
         }
-        if ((mask & MCMemberRecord.TRAFFIC_CLASS) != 0 && want.trafficClass != g.trafficClass) {
-            return false;
-        }
-        if ((mask & MCMemberRecord.SL) != 0 && want.sl != g.sl) {
-            return false;
-        }
-        if ((mask & MCMemberRecord.MTU) != 0 && (mask & MCMemberRecord.MTU_SELECTOR) != 0) {
-            boolean ok = switch (want.mtuSelector) {
-                case PathRecord.SELECTOR_GT -> g.mtu > want.mtu;
-                case PathRecord.SELECTOR_LT -> g.mtu < want.mtu;
-                case PathRecord.SELECTOR_EQ -> g.mtu == want.mtu;
-                default -> true;
-            };
-            if (!ok) {
-                return false;
-            }
-        }
-        if ((mask & MCMemberRecord.RATE) != 0 && (mask & MCMemberRecord.RATE_SELECTOR) != 0) {
-            int have = SubnetAdministrator.rateTenthsGbps(g.rate);
-            int w = SubnetAdministrator.rateTenthsGbps(want.rate);
-            boolean ok = switch (want.rateSelector) {
-                case PathRecord.SELECTOR_GT -> have > w;
-                case PathRecord.SELECTOR_LT -> have < w;
-                case PathRecord.SELECTOR_EQ -> have == w;
-                default -> true;
-            };
-            return ok;
-        }
-        return true;
+        return (g[1] & 0xe0) == 0 && !(signature == 0xa01b && (g[1] & 0x0f) == 2);
     }
 
-    /** {@code mcmr_rcv_leave_mgrp}: the join state bits asked for are removed; an empty group goes away. */
+    /** {@code validate_other_comp_fields}: Q_Key, P_Key (base, and not both limited), TClass, SL, FlowLabel, HopLimit. */
+    private static boolean sameComponents(MCMemberRecord g, MCMemberRecord want, long mask) {
+        return !((mask & MCMemberRecord.QKEY) != 0 && want.qkey != g.qkey
+                || (mask & MCMemberRecord.PKEY) != 0 && ((want.pkey & 0x7fff) != (g.pkey & 0x7fff)
+                        || (want.pkey & 0x8000) == 0 && (g.pkey & 0x8000) == 0)
+                || (mask & MCMemberRecord.TRAFFIC_CLASS) != 0 && want.trafficClass != g.trafficClass
+                || (mask & MCMemberRecord.SL) != 0 && want.sl != g.sl
+                || (mask & MCMemberRecord.FLOW_LABEL) != 0 && want.flowLabel != g.flowLabel
+                || (mask & MCMemberRecord.HOP_LIMIT) != 0 && want.hopLimit != g.hopLimit);
+    }
+
+    /** {@code validate_more_comp_fields}: the group's MTU and rate against the selectors the mask names. */
+    private static boolean selectorsMatch(MCMemberRecord g, MCMemberRecord want, long mask) {
+        return ((mask & MCMemberRecord.MTU_SELECTOR) == 0 || holds(want.mtuSelector, Integer.compare(g.mtu, want.mtu)))
+                && ((mask & MCMemberRecord.RATE_SELECTOR) == 0 || holds(want.rateSelector,
+                        Integer.compare(SubnetAdministrator.rateTenthsGbps(g.rate),
+                                SubnetAdministrator.rateTenthsGbps(want.rate))));
+    }
+
+    /** Whether {@code cmp} (the group's value against the wanted one) satisfies a selector; 3 (best) always does. */
+    private static boolean holds(int selector, int cmp) {
+        return switch (selector) {
+            case PathRecord.SELECTOR_GT -> cmp > 0;
+            case PathRecord.SELECTOR_LT -> cmp < 0;
+            case PathRecord.SELECTOR_EQ -> cmp == 0;
+            default -> true;
+        };
+    }
+
+    /** {@code validate_port_caps}: the joining port carries the group's MTU and rate. */
+    private static boolean portCanJoin(MCMemberRecord g, SubnetManager.PortRecord p) {
+        return SubnetAdministrator.portMtu(p.portInfo()) >= g.mtu && SubnetAdministrator.rateTenthsGbps(
+                SubnetAdministrator.portRate(p.portInfo())) >= SubnetAdministrator.rateTenthsGbps(g.rate);
+    }
+
+    /**
+     * {@code mcmr_rcv_leave_mgrp} and {@code osm_mgrp_remove_port}: the JoinState bits asked for leave (o15-0.1.14:
+     * the port must be a member, have at least one of them and no bit it does not have: else ERR_REQ_INVALID); a
+     * member with none left goes; when the last full member goes, so does the group with every other member and its
+     * MLID ({@code osm_mgrp_cleanup}). The answer carries the port's JoinState after the leave.
+     */
     Answer leave(byte[] q, long mask) {
         MCMemberRecord want = MCMemberRecord.fromWire(q, 0);
         if ((mask & JOIN_MC) != JOIN_MC) {
             return Answer.error(SaException.ERR_REQ_INSUFFICIENT_COMPONENTS);
         }
-        if (SubnetAdministrator.byGid(sm, want.portGid) == null) {
+        if (want.portGid.subnetPrefix() != Gid.DEFAULT_SUBNET_PREFIX) {
             return Answer.error(SaException.ERR_REQ_INVALID_GID);
         }
         Group g = groups.get(want.mgid);
-        if (g == null) {
-            return Answer.error(SaException.ERR_REQ_INVALID);
-        }
-        Integer state = g.members.get(want.portGid);
-        if (state == null || (state & want.joinState) == 0) {
-            return Answer.error(SaException.ERR_REQ_INVALID); // validate_delete (o15-0.1.14)
+        Integer state = g == null ? null : g.members.get(want.portGid);
+        if (state == null || (state & want.joinState) == 0 || (want.joinState & ~state) != 0) {
+            return Answer.error(SaException.ERR_REQ_INVALID); // validate_delete
         }
         int left = state & ~want.joinState;
         if (left == 0) {
@@ -283,14 +311,14 @@ final class McMemberRecords {
             g.members.put(want.portGid, left);
         }
         if (g.members.values().stream().noneMatch(js -> (js & MCMemberRecord.FULLMEMBER_JOIN) != 0)) {
-            // osm_mgrp_cleanup: without a full member the group goes, its other members and its MLID with it
-            g.members.clear();
+            g.members.clear(); // osm_mgrp_cleanup: no full member left
             groups.remove(want.mgid);
+            left = 0;
         }
         changed.run();
         MCMemberRecord r = g.rec.copy();
         r.portGid = want.portGid;
-        r.joinState = want.joinState;
+        r.joinState = left;
         return new Answer(0, MCMemberRecord.SIZE, List.of(r.toWire()));
     }
 }

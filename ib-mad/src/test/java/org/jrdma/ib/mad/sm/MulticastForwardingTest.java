@@ -41,6 +41,7 @@ import org.jrdma.ib.mad.Mad;
 import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ib.mad.sa.MCMemberRecord;
 import org.jrdma.ib.mad.sa.Multicast;
+import org.jrdma.ib.mad.sa.PathRecord;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -196,6 +197,82 @@ class MulticastForwardingTest {
         rb.expectCopy(two, g.mgid);
         rc.expectNone();
         rd.expectNone();
+    }
+
+    /** The SA's status for a raw MCMemberRecord request from {@code dev} (0: success). */
+    int status(IbDevice dev, int method, MCMemberRecord rec, long mask) throws Exception {
+        try {
+            ib.sa().query(dev, 1, method, MCMemberRecord.ATTR_ID, 0, mask, rec.toWire(), 5000).get(10, TimeUnit.SECONDS);
+            return 0;
+        } catch (java.util.concurrent.ExecutionException e) {
+            return ((org.jrdma.ib.mad.sa.SaException) e.getCause()).madStatus();
+        }
+    }
+
+    MCMemberRecord of(IbDevice dev, MCMemberRecord r) {
+        r.portGid = dev.queryGid(1, 0);
+        return r;
+    }
+
+    @Test
+    void joinAndLeaveParametersAreCheckedAsOpenSmDoes() throws Exception {
+        final int set = Mad.METHOD_SET;
+        final int del = Mad.METHOD_DELETE;
+        final long join = BY_MGID | MCMemberRecord.PORT_GID;
+        MCMemberRecord create = of(b, newGroup());
+        assertEquals(0x0600, status(b, set, create, CREATE & ~MCMemberRecord.JOIN_STATE), "no JoinState in the mask");
+        assertEquals(0x0600, status(b, set, create, join), "a new group without the create components");
+        MCMemberRecord nonFull = of(b, newGroup());
+        nonFull.joinState = MCMemberRecord.NONMEMBER_JOIN;
+        assertEquals(0x0200, status(b, set, nonFull, CREATE | MCMemberRecord.PORT_GID), "only a full member creates");
+        MCMemberRecord saOwn = of(b, newGroup());
+        saOwn.mgid = Gid.parse("ff12:a01b:fe80::77");
+        assertEquals(0x0200, status(b, set, saOwn, CREATE | MCMemberRecord.PORT_GID), "0xA01B link-local is the SA's");
+        saOwn.mgid = Gid.parse("fe12:4a52::1");
+        assertEquals(0x0200, status(b, set, saOwn, CREATE | MCMemberRecord.PORT_GID), "not a multicast GID");
+        MCMemberRecord tooBig = of(b, newGroup());
+        tooBig.mtuSelector = 0; // greater than 4096: no port can
+        tooBig.mtu = 5;
+        assertEquals(0x0200, status(b, set, tooBig, CREATE | MCMemberRecord.PORT_GID | MCMemberRecord.MTU
+                | MCMemberRecord.MTU_SELECTOR));
+        MCMemberRecord alien = newGroup();
+        alien.portGid = Gid.of(0xfec0_0000_0000_0000L, b.queryGid(1, 0).interfaceId());
+        assertEquals(0x0500, status(b, set, alien, CREATE | MCMemberRecord.PORT_GID), "another subnet's PortGID");
+        MCMemberRecord stranger = newGroup();
+        stranger.portGid = Gid.of(Gid.DEFAULT_SUBNET_PREFIX, 0x42);
+        assertEquals(0x0200, status(b, set, stranger, CREATE | MCMemberRecord.PORT_GID), "a port the SM does not know");
+
+        Multicast jb = join(b, newGroup(), CREATE);
+        MCMemberRecord g = jb.rec();
+        assertEquals(5, g.mtu, "the port's 4096");
+        MCMemberRecord w = of(c, member(g.mgid, MCMemberRecord.FULLMEMBER_JOIN));
+        w.qkey = QKEY + 1;
+        assertEquals(0x0200, status(c, set, w, join | MCMemberRecord.QKEY), "another Q_Key");
+        w.qkey = QKEY;
+        w.sl = 1;
+        assertEquals(0x0200, status(c, set, w, join | MCMemberRecord.SL), "another SL");
+        w.sl = 0;
+        w.mtuSelector = PathRecord.SELECTOR_LT;
+        w.mtu = 5;
+        assertEquals(0x0200, status(c, set, w, join | MCMemberRecord.MTU_SELECTOR | MCMemberRecord.MTU),
+                "MTU less than 4096 wanted, the group has 4096");
+        w.mtuSelector = PathRecord.SELECTOR_GT;
+        w.mtu = 4;
+        w.rateSelector = PathRecord.SELECTOR_EQ;
+        w.rate = g.rate;
+        assertEquals(0, status(c, set, w, join | MCMemberRecord.MTU_SELECTOR | MCMemberRecord.MTU
+                | MCMemberRecord.RATE_SELECTOR | MCMemberRecord.RATE), "greater than 2048, exactly the group's rate");
+        w.joinState = 0;
+        assertEquals(0x0200, status(d, set, of(d, w), join), "JoinState 0");
+
+        MCMemberRecord out = of(c, member(g.mgid, MCMemberRecord.FULLMEMBER_JOIN | MCMemberRecord.NONMEMBER_JOIN));
+        assertEquals(0x0200, status(c, del, out, join), "a bit c does not have");
+        assertEquals(0x0200, status(d, del, of(d, member(g.mgid, 1)), join), "d is no member");
+        assertEquals(0x0200, status(c, del, of(c, member(Gid.parse("ff12:4a52::9"), 1)), join), "no such group");
+        assertEquals(0, status(c, del, of(c, member(g.mgid, 1)), join));
+        assertEquals(0x0300, status(c, Mad.METHOD_GET, of(c, member(g.mgid, 1)), BY_MGID | MCMemberRecord.PORT_GID),
+                "c left: no record");
+        assertEquals(1, sm.sa().members(g.mgid).size());
     }
 
     static final IbClient OWNER = new IbClient() {
