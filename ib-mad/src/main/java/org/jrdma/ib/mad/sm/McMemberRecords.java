@@ -65,6 +65,24 @@ final class McMemberRecords {
         return g == null ? Map.of() : Map.copyOf(g.members);
     }
 
+    /**
+     * {@code osm_mgrp_delete_port} for every port the sweep no longer found: its memberships go, and a group left
+     * without a full member with them. True if anything changed.
+     */
+    boolean dropAbsent(Set<Long> present) {
+        boolean changed = false;
+        for (java.util.Iterator<Group> it = groups.values().iterator(); it.hasNext();) {
+            Group g = it.next();
+            changed |= g.members.keySet().removeIf(gid -> !present.contains(gid.interfaceId()));
+            if (g.members.values().stream().noneMatch(js -> (js & MCMemberRecord.FULLMEMBER_JOIN) != 0)) {
+                g.members.clear();
+                it.remove();
+                changed = true;
+            }
+        }
+        return changed;
+    }
+
     /** MLID to the port GUIDs (GID interface IDs) of the members that receive, by MLID. */
     Map<Integer, Set<Long>> forwarding() {
         Map<Integer, Set<Long>> out = new TreeMap<>();

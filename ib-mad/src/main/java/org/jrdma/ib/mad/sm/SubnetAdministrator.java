@@ -69,6 +69,11 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
         return mcmr.members(mgid);
     }
 
+    /** The sweep found only these port GUIDs: the others' memberships go (OpenSM's drop manager). */
+    synchronized boolean portsGone(java.util.Set<Long> present) {
+        return mcmr.dropAbsent(present);
+    }
+
     /** Every group's MLID with the GUIDs of the ports that receive it (full and non-members), for the SM. */
     synchronized Map<Integer, java.util.Set<Long>> forwarding() {
         return mcmr.forwarding();

@@ -259,6 +259,9 @@ public final class SubnetManager implements AutoCloseable {
         }
         ports.keySet().retainAll(now.keySet());
         ports.putAll(now);
+        if (sa != null) {
+            sa.portsGone(now.keySet()); // their multicast memberships go with them
+        }
         // 4. the switch (port 0, one hop away) and its multicast forwarding table
         Mad swNi = join(smp(SWITCH, Mad.METHOD_GET, ATTR_NODE_INFO, 0, null));
         Mad swSi = swNi == null ? null : join(smp(SWITCH, Mad.METHOD_GET, McastManager.ATTR_SWITCH_INFO, 0, null));

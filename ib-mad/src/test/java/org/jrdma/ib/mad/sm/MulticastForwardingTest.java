@@ -151,6 +151,23 @@ class MulticastForwardingTest {
     }
 
     @Test
+    void aPortTheSweepNoLongerFindsLosesItsMemberships() throws Exception {
+        Multicast jb = join(b, newGroup(), CREATE);
+        join(c, member(jb.rec().mgid, MCMemberRecord.FULLMEMBER_JOIN), BY_MGID);
+        join(d, member(jb.rec().mgid, MCMemberRecord.NONMEMBER_JOIN), BY_MGID);
+        int linkC = link(c);
+        assertArrayEquals(links(b, c, d), mft(0xc000));
+        ib.unplug(c);
+        sm.sweepNow();
+        assertEquals(2, sm.sa().members(jb.rec().mgid).size(), "c's membership went with c");
+        assertTrue(Arrays.stream(mft(0xc000)).noneMatch(l -> l == linkC));
+        ib.unplug(b); // the last full member: the group goes, d's non-membership with it
+        sm.sweepNow();
+        assertEquals(0, sm.sa().groups().size());
+        assertArrayEquals(new int[0], mft(0xc000));
+    }
+
+    @Test
     void theSwitchSmaAnswersMftGetAndRefusesABlockPastItsCapacity() throws Exception {
         Multicast jb = join(b, newGroup(), CREATE);
         join(c, member(jb.rec().mgid, MCMemberRecord.NONMEMBER_JOIN), BY_MGID);
