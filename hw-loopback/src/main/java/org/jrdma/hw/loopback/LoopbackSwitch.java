@@ -20,14 +20,17 @@ import org.jrdma.sw.rdmavt.SendWqe;
  * The switch of a {@link LoopbackFabric}: switch port {@code n} is the fabric's link {@code n} (the CA port
  * cabled to it), port 0 its management port. Its SMA, reached by a directed-route SMP of one hop to the QP0
  * DLID {@link LoopbackFabric#LINK_LID_BASE} (link 0 = switch port 0), answers what an SM asks a switch for
- * multicast, as a switch's firmware does: NodeInfo (NodeType 2), SwitchInfo, and MulticastForwardingTable
+ * multicast, as a switch's firmware does: NodeDescription, NodeInfo (NodeType 2), SwitchInfo, and MulticastForwardingTable
  * Get/Set (attribute 0x001B; AttributeModifier = position &lt;&lt; 28 | block; a block is 32 MLIDs from
  * {@code 0xC000 + 32 * block}, each a 16-bit mask of ports {@code 16 * position .. 16 * position + 15}).
  * Other attributes: status 0x000C. The fabric forwards a multicast DLID by this table once an SM has written
  * it ({@link #programmed()}).
  */
 public final class LoopbackSwitch {
+    public static final int ATTR_NODE_DESC = 0x0010;
     public static final int ATTR_NODE_INFO = 0x0011;
+    /** What its NodeDescription says. */
+    public static final String NODE_DESC = "jrdma loopback switch";
     public static final int ATTR_SWITCH_INFO = 0x0012;
     public static final int ATTR_MFT = 0x001b;
     /** Ports 1..NUM_PORTS (links beyond it are not forwarded to); with port 0, four MFT positions. */
@@ -124,6 +127,7 @@ public final class LoopbackSwitch {
         int attr = m.getShort(16) & 0xffff;
         long mod = m.getInt(20) & 0xffffffffL;
         int status = switch (attr) {
+            case ATTR_NODE_DESC -> method == 0x01 ? nodeDesc(m) : 0x000c;
             case ATTR_NODE_INFO -> method == 0x01 ? nodeInfo(m, inPort) : 0x000c;
             case ATTR_SWITCH_INFO -> method == 0x01 ? switchInfo(m) : 0x000c;
             case ATTR_MFT -> mft(m, method == 0x02, mod);
@@ -134,6 +138,13 @@ public final class LoopbackSwitch {
         req[HOP_PTR] = 1; // as the responder's smi.c leaves it after the return path's first step
         req[RETURN_PATH + 1] = (byte) inPort;
         return req;
+    }
+
+    private static int nodeDesc(ByteBuffer m) {
+        java.util.Arrays.fill(m.array(), DATA, DATA + 64, (byte) 0);
+        byte[] d = NODE_DESC.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        System.arraycopy(d, 0, m.array(), DATA, d.length);
+        return 0;
     }
 
     private int nodeInfo(ByteBuffer m, int inPort) {

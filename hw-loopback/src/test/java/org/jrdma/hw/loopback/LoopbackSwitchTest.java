@@ -40,6 +40,10 @@ class LoopbackSwitchTest {
         assertEquals(0x1122334455667788L, r.getLong(64 + 12));
         assertEquals(3, r.get(64 + 36), "LocalPortNum");
         assertEquals(0xabcdL, r.getLong(8), "TID kept");
+        ByteBuffer nd = answer(smp(1, LoopbackSwitch.ATTR_NODE_DESC, 0), 3);
+        assertEquals(LoopbackSwitch.NODE_DESC, new String(nd.array(), 64, LoopbackSwitch.NODE_DESC.length(),
+                java.nio.charset.StandardCharsets.US_ASCII));
+        assertEquals(0, nd.get(64 + LoopbackSwitch.NODE_DESC.length()));
     }
 
     @Test

@@ -183,6 +183,52 @@ class DiagToolsTest {
                 + "\t\tSL......................0x3\n"), g);
     }
 
+    @Test
+    void ibrouteDumpsTheSwitchMulticastTable() throws Exception {
+        fabric(1, 1, 1);
+        IbDevice b = devs.get(1);
+        IbDevice c = devs.get(2);
+        MCMemberRecord want = new MCMemberRecord();
+        want.qkey = 0x1234;
+        want.pkey = 0xffff;
+        want.joinState = MCMemberRecord.FULLMEMBER_JOIN;
+        java.util.concurrent.BlockingQueue<Integer> st = new java.util.concurrent.LinkedBlockingQueue<>();
+        Multicast jb = sa.joinMulticast(b, 1, want, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE
+                | MCMemberRecord.QKEY | MCMemberRecord.TRAFFIC_CLASS | MCMemberRecord.PKEY | MCMemberRecord.FLOW_LABEL
+                | MCMemberRecord.SL, (x, m) -> st.add(x));
+        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        MCMemberRecord nm = new MCMemberRecord();
+        nm.mgid = jb.rec().mgid;
+        nm.joinState = MCMemberRecord.FULLMEMBER_JOIN;
+        sa.joinMulticast(c, 1, nm, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE, (x, m) -> st.add(x));
+        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        sm.mcastSync();
+
+        int lb = ib.loopback(b).linkOf(1);
+        int lc = ib.loopback(c).linkOf(1);
+        String sw = String.format("DR path slid 65535; dlid 65535; 0,1 guid 0x%016x (jrdma loopback switch):\n",
+                ib.fabric().switchOf().guid());
+        StringBuilder tens = new StringBuilder("            ");
+        StringBuilder ones = new StringBuilder("     Ports: ");
+        StringBuilder row = new StringBuilder("0xc000      ");
+        for (int p = 0; p <= 63; p++) {
+            tens.append(p % 10 == 0 ? (char) ('0' + p / 10) : ' ').append(' ');
+            ones.append(p % 10).append(' ');
+            row.append(p == lb || p == lc ? 'x' : ' ').append(' ');
+        }
+        assertEquals("Multicast mlids [0xc000-0xc000] of switch " + sw + tens + "\n" + ones + "\n MLid\n" + row
+                + "\n1 valid mlids dumped \n", run(new Ibroute(core, mad), 0, "-C", b.name(), "-M", "-D", "0,1"));
+        assertEquals("Multicast mlids [0xc000-0xc000] of switch " + sw + " MLid       Port Mask\n0xc000      "
+                + String.format("%04x", (1 << lb) | (1 << lc)) + "000000000000\n1 valid mlids dumped \n",
+                run(new Ibroute(core, mad), 0, "-C", b.name(), "-M", "-n", "-D", "0,1"));
+        assertEquals("Unicast lids [0x0-0x0] of switch " + sw + "  Lid  Out   Destination\n       Port     Info \n"
+                + "0 valid lids dumped \n", run(new Ibroute(core, mad), 0, "-C", b.name(), "-D", "0,1"));
+        assertEquals("ibroute: iberror: failed: dump tables: not a switch\n",
+                run(new Ibroute(core, mad), 255, "-C", b.name(), "-M", "1"));
+        assertEquals("ibroute: iberror: failed: can't resolve destination port 0,1,2\n",
+                run(new Ibroute(core, mad), 255, "-C", b.name(), "-M", "-D", "0,1,2"));
+    }
+
     /** The node description the SA has for {@code d} (rdma-ndd's "%h %d"). */
     String name(IbDevice d) throws Exception {
         for (org.jrdma.ib.mad.sa.NodeRecord n : sa.nodeRecords(d, 1, null, 0, 5000).get(10,

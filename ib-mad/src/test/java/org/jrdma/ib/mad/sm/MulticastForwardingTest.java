@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +24,7 @@ import org.jrdma.ib.core.CqInitAttr;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.PortModify;
 import org.jrdma.ib.core.MemoryRegion;
 import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpAttr;
@@ -48,7 +51,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * SA joins and leaves program the switch's multicast forwarding table with SubnSet(MFT) SMPs, and UD multicast on
- * the managed loopback goes by that table: four single-port devices, the SM on the first.
+ * the managed loopback goes by that table: four single-port devices, the SM on the first. And the SA client's
+ * {@code core/multicast.c}: local joins of one port share its SA membership; a port event ends them (-ENETRESET).
  */
 class MulticastForwardingTest {
     static final int QKEY = 0x1234;
@@ -290,6 +294,86 @@ class MulticastForwardingTest {
         assertEquals(0x0300, status(c, Mad.METHOD_GET, of(c, member(g.mgid, 1)), BY_MGID | MCMemberRecord.PORT_GID),
                 "c left: no record");
         assertEquals(1, sm.sa().members(g.mgid).size());
+    }
+
+    // ------------------------------------------------------------------ the SA client (core/multicast.c)
+
+    long saRequests() {
+        return ib.mad().counters(a, 1).get("sa_requests");
+    }
+
+    /** A join of b whose callback statuses land in {@code q}. */
+    Multicast joinB(MCMemberRecord rec, long mask, BlockingQueue<Integer> q) {
+        return ib.sa().joinMulticast(b, 1, rec, mask, (s, m) -> q.add(s));
+    }
+
+    /** b creates a group (full member) with an SA-assigned MGID. */
+    Multicast created(BlockingQueue<Integer> q) throws InterruptedException {
+        Multicast m = joinB(newGroup(), CREATE, q);
+        assertEquals(0, q.poll(10, TimeUnit.SECONDS));
+        return m;
+    }
+
+    @Test
+    void localJoinsShareThePortsMembershipAndLeavesGiveUpOnlyUnheldBits() throws Exception {
+        BlockingQueue<Integer> q1 = new LinkedBlockingQueue<>();
+        Multicast creator = created(q1);
+        Gid mgid = creator.rec().mgid;
+        long before = saRequests();
+        BlockingQueue<Integer> q2 = new LinkedBlockingQueue<>();
+        Multicast second = joinB(member(mgid, MCMemberRecord.FULLMEMBER_JOIN), BY_MGID, q2);
+        assertEquals(0, q2.poll(10, TimeUnit.SECONDS));
+        assertEquals(before, saRequests(), "the port is a full member already: no SA request");
+        assertEquals(0xc000, second.rec().mlid);
+        assertEquals(0x1234, second.rec().qkey);
+        BlockingQueue<Integer> q3 = new LinkedBlockingQueue<>();
+        MCMemberRecord wrongKey = member(mgid, MCMemberRecord.FULLMEMBER_JOIN);
+        wrongKey.qkey = 0x999;
+        joinB(wrongKey, BY_MGID | MCMemberRecord.QKEY, q3);
+        assertEquals(-22, q3.poll(10, TimeUnit.SECONDS), "cmp_rec: another Q_Key than the group's");
+        assertEquals(before, saRequests());
+
+        BlockingQueue<Integer> q4 = new LinkedBlockingQueue<>();
+        Multicast non = joinB(member(mgid, MCMemberRecord.NONMEMBER_JOIN), BY_MGID, q4);
+        assertEquals(0, q4.poll(10, TimeUnit.SECONDS));
+        assertEquals(before + 1, saRequests(), "a bit the port did not hold goes to the SA");
+        Gid port = b.queryGid(1, 0);
+        assertEquals(Map.of(port, 3), sm.sa().members(mgid));
+
+        MCMemberRecord r = ib.sa().leave(creator).get(10, TimeUnit.SECONDS);
+        assertEquals(MCMemberRecord.FULLMEMBER_JOIN, r.joinState, "answered locally: the member's own record");
+        assertEquals(before + 1, saRequests(), "the second still holds FULL: nothing for the SA");
+        assertEquals(Map.of(port, 3), sm.sa().members(mgid));
+        r = ib.sa().leave(second).get(10, TimeUnit.SECONDS); // nobody holds FULL now: SubnAdmDelete(FULL)
+        assertEquals(before + 2, saRequests());
+        assertEquals(0, r.joinState, "the SA's answer: the port holds nothing (the group went)");
+        // the port kept NON, but without a full member the SA dropped the group (osm_mgrp_cleanup)
+        assertEquals(Map.of(), sm.sa().members(mgid));
+        assertEquals(0, sm.sa().groups().size());
+        non.close();
+    }
+
+    @Test
+    void aPortEventEndsTheMembershipsWithEnetresetAndARejoinWorks() throws Exception {
+        BlockingQueue<Integer> q = new LinkedBlockingQueue<>();
+        Gid mgid = created(q).rec().mgid; // the join that made the group stays a member too
+        Multicast m = joinB(member(mgid, MCMemberRecord.FULLMEMBER_JOIN), BY_MGID, q);
+        assertEquals(0, q.poll(10, TimeUnit.SECONDS));
+        b.modifyPort(1, new PortModify().lmc(1)); // LID_CHANGE
+        assertEquals(-102, q.poll(10, TimeUnit.SECONDS), "-ENETRESET");
+        assertEquals(-102, q.poll(10, TimeUnit.SECONDS), "both members of the port");
+        assertNull(q.poll(200, TimeUnit.MILLISECONDS));
+        b.modifyPort(1, new PortModify().lmc(0));
+        assertNull(q.poll(200, TimeUnit.MILLISECONDS), "no member left to tell");
+        ib.sa().leave(m).get(10, TimeUnit.SECONDS); // freeing a reset member is no error
+
+        long before = saRequests();
+        Multicast again = joinB(member(mgid, MCMemberRecord.FULLMEMBER_JOIN), BY_MGID, q);
+        assertEquals(0, q.poll(10, TimeUnit.SECONDS));
+        assertEquals(before + 1, saRequests(), "after the reset the port holds nothing: the join goes to the SA");
+        assertEquals(mgid, again.rec().mgid);
+        sm.mcastSync();
+        assertArrayEquals(new int[] {ib.loopback(b).linkOf(1)}, ib.fabric().switchOf().ports(again.rec().mlid));
     }
 
     static final IbClient OWNER = new IbClient() {
