@@ -142,24 +142,9 @@ class DiagToolsTest {
 
     @Test
     void saqueryShowsTheGroupsAndTheirMembers() throws Exception {
-        fabric(1, 1, 1);
-        IbDevice b = devs.get(1);
-        IbDevice c = devs.get(2);
-        MCMemberRecord want = new MCMemberRecord();
-        want.qkey = 0x1234;
-        want.pkey = 0xffff;
-        want.sl = 3;
-        want.joinState = MCMemberRecord.FULLMEMBER_JOIN;
-        java.util.concurrent.BlockingQueue<Integer> st = new java.util.concurrent.LinkedBlockingQueue<>();
-        Multicast jb = sa.joinMulticast(b, 1, want, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE
-                | MCMemberRecord.QKEY | MCMemberRecord.TRAFFIC_CLASS | MCMemberRecord.PKEY | MCMemberRecord.FLOW_LABEL
-                | MCMemberRecord.SL, (x, m) -> st.add(x));
-        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
-        MCMemberRecord nm = new MCMemberRecord();
-        nm.mgid = jb.rec().mgid;
-        nm.joinState = MCMemberRecord.NONMEMBER_JOIN;
-        sa.joinMulticast(c, 1, nm, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE, (x, m) -> st.add(x));
-        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        IbDevice[] bc = withAGroup(MCMemberRecord.NONMEMBER_JOIN);
+        IbDevice b = bc[0];
+        IbDevice c = bc[1];
 
         String member = "MCMemberRecord member dump:\n"
                 + "\t\tMGID....................ff12:a01b:fe80::\n"
@@ -185,23 +170,9 @@ class DiagToolsTest {
 
     @Test
     void ibrouteDumpsTheSwitchMulticastTable() throws Exception {
-        fabric(1, 1, 1);
-        IbDevice b = devs.get(1);
-        IbDevice c = devs.get(2);
-        MCMemberRecord want = new MCMemberRecord();
-        want.qkey = 0x1234;
-        want.pkey = 0xffff;
-        want.joinState = MCMemberRecord.FULLMEMBER_JOIN;
-        java.util.concurrent.BlockingQueue<Integer> st = new java.util.concurrent.LinkedBlockingQueue<>();
-        Multicast jb = sa.joinMulticast(b, 1, want, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE
-                | MCMemberRecord.QKEY | MCMemberRecord.TRAFFIC_CLASS | MCMemberRecord.PKEY | MCMemberRecord.FLOW_LABEL
-                | MCMemberRecord.SL, (x, m) -> st.add(x));
-        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
-        MCMemberRecord nm = new MCMemberRecord();
-        nm.mgid = jb.rec().mgid;
-        nm.joinState = MCMemberRecord.FULLMEMBER_JOIN;
-        sa.joinMulticast(c, 1, nm, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE, (x, m) -> st.add(x));
-        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        IbDevice[] bc = withAGroup(MCMemberRecord.FULLMEMBER_JOIN);
+        IbDevice b = bc[0];
+        IbDevice c = bc[1];
         sm.mcastSync();
 
         int lb = ib.loopback(b).linkOf(1);
@@ -227,6 +198,32 @@ class DiagToolsTest {
                 run(new Ibroute(core, mad), 255, "-C", b.name(), "-M", "1"));
         assertEquals("ibroute: iberror: failed: can't resolve destination port 0,1,2\n",
                 run(new Ibroute(core, mad), 255, "-C", b.name(), "-M", "-D", "0,1,2"));
+    }
+
+    /**
+     * Three single-port devices, the SM on the first; the second makes a group (full member, Q_Key 0x1234, SL 3: MLID
+     * 0xC000), the third joins it with {@code joinState}. Returns the second and the third.
+     */
+    IbDevice[] withAGroup(int joinState) throws InterruptedException {
+        fabric(1, 1, 1);
+        IbDevice creator = devs.get(1);
+        IbDevice other = devs.get(2);
+        MCMemberRecord want = new MCMemberRecord();
+        want.qkey = 0x1234;
+        want.pkey = 0xffff;
+        want.sl = 3;
+        want.joinState = MCMemberRecord.FULLMEMBER_JOIN;
+        java.util.concurrent.BlockingQueue<Integer> st = new java.util.concurrent.LinkedBlockingQueue<>();
+        Multicast first = sa.joinMulticast(creator, 1, want, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE
+                | MCMemberRecord.QKEY | MCMemberRecord.TRAFFIC_CLASS | MCMemberRecord.PKEY | MCMemberRecord.FLOW_LABEL
+                | MCMemberRecord.SL, (x, m) -> st.add(x));
+        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        MCMemberRecord nm = new MCMemberRecord();
+        nm.mgid = first.rec().mgid;
+        nm.joinState = joinState;
+        sa.joinMulticast(other, 1, nm, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE, (x, m) -> st.add(x));
+        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        return new IbDevice[] {creator, other};
     }
 
     /** The node description the SA has for {@code d} (rdma-ndd's "%h %d"). */
