@@ -204,7 +204,8 @@ final class McastClient {
     private void work(Group g) {
         while (true) {
             Member m;
-            int status;
+            int status = 0;
+            boolean toSa = false;
             synchronized (g) {
                 if (g.error) {
                     groupError(g);
@@ -216,14 +217,18 @@ final class McastClient {
                 }
                 int js = m.rec.joinState;
                 if ((g.rec.joinState & js) != js) {
-                    sendJoin(g, m);
-                    return;
+                    toSa = true; // the head stays pending until the SA answers
+                } else {
+                    g.pending.poll();
+                    status = cmpRec(g.rec, m.rec, m.compMask);
+                    if (status == 0) {
+                        joinGroup(g, m, js);
+                    }
                 }
-                g.pending.poll();
-                status = cmpRec(g.rec, m.rec, m.compMask);
-                if (status == 0) {
-                    joinGroup(g, m, js);
-                }
+            }
+            if (toSa) {
+                sendJoin(g, m); // outside the lock: the answer may come on this very thread
+                return;
             }
             m.callback.joined(status, m);
         }
