@@ -170,67 +170,79 @@ final class McMemberRecords {
         return new Answer(0, MCMemberRecord.SIZE, List.of(r.toWire()));
     }
 
-    /** {@code mcmr_rcv_create_new_mgrp}: MGID (OpenSM's {@code build_new_mgid} if zero), MLID, MTU, rate. */
-    private Answer create(MCMemberRecord want, long mask, SubnetManager.PortRecord p) {
-        if (want.mgid.isZero()) {
-            int scope = (mask & MCMemberRecord.SCOPE) != 0 ? want.scope : 2; // link-local
-            byte[] raw = new byte[16];
-            raw[0] = (byte) 0xff;
-            raw[1] = (byte) (0x10 | scope);
-            raw[2] = (byte) 0xa0;
-            raw[3] = 0x1b;
-            long prefix = Gid.DEFAULT_SUBNET_PREFIX;
-            for (int i = 0; i < 8; i++) {
-                raw[4 + i] = (byte) (prefix >>> (56 - 8 * i));
-            }
-            Gid mgid = null;
-            for (int i = 0; i < 1000 && mgid == null; i++) {
-                int c = uniqCount++; // memcpy of a host-order (little-endian) uint32, as OpenSM does
-                raw[10] = (byte) c;
-                raw[11] = (byte) (c >>> 8);
-                raw[12] = (byte) (c >>> 16);
-                raw[13] = (byte) (c >>> 24);
-                Gid g = Gid.of(raw.clone());
-                if (!groups.containsKey(g)) {
-                    mgid = g;
-                }
-            }
-            if (mgid == null) {
-                return Answer.error(SaException.ERR_NO_RESOURCES);
-            }
-            want.mgid = mgid;
-        } else if (!validMgid(want.mgid.raw())) {
-            return Answer.error(SaException.ERR_REQ_INVALID);
+    private static boolean has(long mask, long bits) {
+        return (mask & bits) == bits;
+    }
+
+    /**
+     * OpenSM's {@code build_new_mgid}: {@code ff1<scope>:a01b:<subnet prefix>} with {@code uniq_count} at bytes 10..13
+     * (a memcpy of a host-order, on x86 little-endian, uint32); null after 1000 taken ones.
+     */
+    private Gid newMgid(int scope) {
+        byte[] raw = new byte[16];
+        raw[0] = (byte) 0xff;
+        raw[1] = (byte) (0x10 | scope);
+        raw[2] = (byte) 0xa0;
+        raw[3] = 0x1b;
+        for (int i = 0; i < 8; i++) {
+            raw[4 + i] = (byte) (Gid.DEFAULT_SUBNET_PREFIX >>> (56 - 8 * i));
         }
-        int portMtu = SubnetAdministrator.portMtu(p.portInfo());
-        int mtu = portMtu;
-        if ((mask & MCMemberRecord.MTU) != 0) {
-            int sel = (mask & MCMemberRecord.MTU_SELECTOR) != 0 ? want.mtuSelector : PathRecord.SELECTOR_EQ;
-            mtu = SubnetAdministrator.select(sel, want.mtu, portMtu, v -> v, SubnetAdministrator.MTUS);
-            if (mtu < 1 || want.mtu < 1 || want.mtu > 5 && sel != PathRecord.SELECTOR_BEST) {
-                return Answer.error(SaException.ERR_REQ_INVALID);
+        for (int i = 0; i < 1000; i++) {
+            int c = uniqCount++;
+            raw[10] = (byte) c;
+            raw[11] = (byte) (c >>> 8);
+            raw[12] = (byte) (c >>> 16);
+            raw[13] = (byte) (c >>> 24);
+            Gid g = Gid.of(raw.clone());
+            if (!groups.containsKey(g)) {
+                return g;
             }
         }
-        int portRate = SubnetAdministrator.portRate(p.portInfo());
-        int rate = portRate;
-        if ((mask & MCMemberRecord.RATE) != 0) {
-            int sel = (mask & MCMemberRecord.RATE_SELECTOR) != 0 ? want.rateSelector : PathRecord.SELECTOR_EQ;
-            rate = SubnetAdministrator.select(sel, want.rate, portRate, SubnetAdministrator::rateTenthsGbps, SubnetAdministrator.RATES);
-            if (rate < 0 || SubnetAdministrator.rateTenthsGbps(want.rate) == 0 && sel != PathRecord.SELECTOR_BEST) {
-                return Answer.error(SaException.ERR_REQ_INVALID);
-            }
-        }
-        int mlid = 0;
-        java.util.Set<Integer> used = new java.util.HashSet<>();
+        return null;
+    }
+
+    /** {@code get_new_mlid}: the lowest MLID no group has, from 0xC000; 0 if none is left. */
+    private int freeMlid() {
+        Set<Integer> used = new java.util.HashSet<>();
         for (Group g : groups.values()) {
             used.add(g.rec.mlid);
         }
         for (int l = MLID_BASE; l <= MLID_END; l++) {
             if (!used.contains(l)) {
-                mlid = l;
-                break;
+                return l;
             }
         }
+        return 0;
+    }
+
+    /** {@code mcmr_rcv_create_new_mgrp}: MGID (OpenSM's {@code build_new_mgid} if zero), MLID, MTU, rate. */
+    private Answer create(MCMemberRecord want, long mask, SubnetManager.PortRecord p) {
+        if (want.mgid.isZero()) {
+            want.mgid = newMgid((mask & MCMemberRecord.SCOPE) != 0 ? want.scope : 2); // link-local unless asked
+            if (want.mgid == null) {
+                return Answer.error(SaException.ERR_NO_RESOURCES);
+            }
+        } else if (!validMgid(want.mgid.raw())) {
+            return Answer.error(SaException.ERR_REQ_INVALID);
+        }
+        // mgrp_request_is_realizable: a value under a selector only with both bits, else the port's own
+        int mtu = SubnetAdministrator.portMtu(p.portInfo());
+        if (has(mask, MCMemberRecord.MTU | MCMemberRecord.MTU_SELECTOR) && want.mtuSelector != PathRecord.SELECTOR_BEST) {
+            mtu = SubnetAdministrator.select(want.mtuSelector, want.mtu, mtu, v -> v, SubnetAdministrator.MTUS);
+            if (mtu < 1 || want.mtu < 1 || want.mtu > 5) {
+                return Answer.error(SaException.ERR_REQ_INVALID);
+            }
+        }
+        int rate = SubnetAdministrator.portRate(p.portInfo());
+        if (has(mask, MCMemberRecord.RATE | MCMemberRecord.RATE_SELECTOR)
+                && want.rateSelector != PathRecord.SELECTOR_BEST) {
+            rate = SubnetAdministrator.select(want.rateSelector, want.rate, rate, SubnetAdministrator::rateTenthsGbps,
+                    SubnetAdministrator.RATES);
+            if (rate < 0 || SubnetAdministrator.rateTenthsGbps(want.rate) == 0) {
+                return Answer.error(SaException.ERR_REQ_INVALID);
+            }
+        }
+        int mlid = freeMlid();
         if (mlid == 0) {
             return Answer.error(SaException.ERR_NO_RESOURCES);
         }
