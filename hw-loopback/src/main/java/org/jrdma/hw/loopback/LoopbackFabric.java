@@ -28,6 +28,11 @@ import org.jrdma.sw.rdmavt.SendWqe;
  * DLID {@link #LINK_LID_BASE} + link number (DLIDs a real SMP never carries: the multicast range), and
  * the receiver sees the same form as SLID, so the SMA's response (to {@code ahAttrFromWc}) goes back
  * over the link the request came in on.
+ *
+ * <p>The switch: link {@code n} is the cable from the CA port to switch port {@code n}; the switch's own
+ * management port 0 is named by the DLID {@link #LINK_LID_BASE} itself (link 0). Its SMA ({@link LoopbackSwitch})
+ * holds the multicast forwarding table an SM programs with SubnSet(MulticastForwardingTable), and multicast
+ * DLIDs are forwarded by it. Unicast is forwarded by the fabric's LID table (no linear forwarding table).
  */
 public final class LoopbackFabric implements RucLoopback.Fabric {
     /** Our own EUI-64 prefix ("jrdm"): node GUID = prefix | device number << 8, port GUID = node GUID + port. */
@@ -41,6 +46,7 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
     public static final LoopbackFabric INSTANCE = new LoopbackFabric();
 
     private final boolean managed;
+    private final LoopbackSwitch sw = new LoopbackSwitch(GUID_PREFIX | 0xffff_ff00L);
     private final Map<Integer, Port> byLink = new ConcurrentHashMap<>();
     private final Map<Port, Integer> linkOf = new ConcurrentHashMap<>();
 
@@ -154,11 +160,18 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
         return lid >= 0xc000 && lid < 0xffff;
     }
 
+    /** The fabric's switch (its MFT and SMA). */
+    public LoopbackSwitch switchOf() {
+        return sw;
+    }
+
     /**
-     * Multicast by MLID: every QP attached to the group on every port of the fabric gets one copy. A switch forwards
-     * by its multicast forwarding table, which an SM programs from the SA's MCMemberRecords; this fabric has no such
-     * table yet and forwards to the ports whose device has a QP attached to the MLID (with a GRH: to the MGID, which
-     * must carry that MLID), as if the SM had programmed exactly the joined ports.
+     * Multicast by MLID, as the switch forwards it: once an SM has programmed the switch's MFT, a copy goes out of
+     * every switch port whose bit is set for the DLID except the one it came in on (a switch never sends a packet back out its ingress port), and each CA
+     * port delivers it to its QPs attached to the group (with a GRH: to the MGID, which must carry that MLID). The
+     * sender's own port delivers to its attached QPs as an HCA loops multicast back. A fabric whose switch no SM has
+     * programmed (the unmanaged default) forwards to every port whose device has a QP attached, as if an SM had
+     * programmed exactly the joined ports.
      */
     @Override
     public RvtQp[] multicast(RvtQp src, SendWqe w) {
@@ -166,26 +179,44 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
         if (av == null || !isMulticastLid(av.dlid())) {
             return new RvtQp[0];
         }
-        Gid mgid = av.grh() == null ? null : av.grh().dgid();
-        java.util.List<RvtQp> out = new java.util.ArrayList<>();
-        for (Port p : byLink.values()) {
-            if (!p.device().isUp()) {
-                continue;
-            }
-            RvtQp[] qps;
-            if (mgid == null) {
-                qps = p.device().mcast.qpsByMlid(av.dlid());
-            } else {
-                org.jrdma.sw.rdmavt.RvtMcastTable.Group g = p.device().mcast.group(mgid);
-                qps = g == null || g.mlid != av.dlid() ? new RvtQp[0] : g.qps();
-            }
-            for (RvtQp q : qps) {
-                if (q.port() == p.port()) {
-                    out.add(q);
+        Port in = new Port((LoopbackDevice) src.dev, src.port());
+        java.util.List<Port> out = new java.util.ArrayList<>();
+        if (sw.programmed()) {
+            out.add(in);
+            Integer inLink = linkOf.get(in);
+            for (int link : sw.ports(av.dlid())) {
+                Port p = byLink.get(link);
+                if (p != null && (inLink == null || link != inLink)) {
+                    out.add(p);
                 }
             }
+        } else {
+            out.addAll(byLink.values());
         }
-        return out.toArray(new RvtQp[0]);
+        Gid mgid = av.grh() == null ? null : av.grh().dgid();
+        java.util.List<RvtQp> qps = new java.util.ArrayList<>();
+        for (Port p : out) {
+            if (p.device().isUp()) {
+                attached(p, av.dlid(), mgid, qps);
+            }
+        }
+        return qps.toArray(new RvtQp[0]);
+    }
+
+    /** The QPs of port {@code p} attached to the group (by MGID if given, which must carry {@code mlid}). */
+    private static void attached(Port p, int mlid, Gid mgid, java.util.List<RvtQp> into) {
+        RvtQp[] qps;
+        if (mgid == null) {
+            qps = p.device().mcast.qpsByMlid(mlid);
+        } else {
+            org.jrdma.sw.rdmavt.RvtMcastTable.Group g = p.device().mcast.group(mgid);
+            qps = g == null || g.mlid != mlid ? new RvtQp[0] : g.qps();
+        }
+        for (RvtQp q : qps) {
+            if (q.port() == p.port()) {
+                into.add(q);
+            }
+        }
     }
 
     @Override
@@ -199,6 +230,13 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
         }
         AhAttr av = datagram ? w.ahAttr() : src.av();
         int qpn = datagram ? w.remoteQpn() : src.destQpn();
+        if (src.type == QpType.SMI && av != null && av.dlid() == LINK_LID_BASE) {
+            Integer in = linkOf.get(new Port((LoopbackDevice) src.dev, src.port()));
+            if (in != null) {
+                sw.receive(src, w, in); // to the switch's port 0: its SMA answers
+            }
+            return null;
+        }
         Port p = src.type == QpType.SMI && av != null && av.dlid() > LINK_LID_BASE && av.dlid() < 0xffff
                 ? byLink.get(av.dlid() - LINK_LID_BASE) : route(av);
         if (p == null || !p.device().isUp()) {

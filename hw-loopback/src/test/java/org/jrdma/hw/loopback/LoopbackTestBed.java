@@ -23,8 +23,14 @@ final class LoopbackTestBed implements VerbsTestBed {
     private final int portA;
     private final int portB;
     private final boolean grh;
+    private final LoopbackFabric fabric;
 
     private LoopbackTestBed(boolean twoDevices, boolean grh) {
+        this(LoopbackFabric.INSTANCE, twoDevices, grh);
+    }
+
+    private LoopbackTestBed(LoopbackFabric fabric, boolean twoDevices, boolean grh) {
+        this.fabric = fabric;
         this.grh = grh;
         if (twoDevices) {
             a = add(1);
@@ -54,8 +60,26 @@ final class LoopbackTestBed implements VerbsTestBed {
         return new LoopbackTestBed(true, true);
     }
 
+    /**
+     * Two devices on a fabric of their own whose switch forwards multicast by its MFT, written as an SM would for
+     * groups whose members are on side B: MLIDs 0xC000..0xC03F to B's port only.
+     */
+    static LoopbackTestBed twoDevicesSwitched() {
+        LoopbackTestBed bed = new LoopbackTestBed(new LoopbackFabric(), true, false);
+        LoopbackDevice b = bed.devices.get(1);
+        int mask = 1 << b.linkOf(1); // links stay below 16 on this fabric: MFT position 0
+        for (int block = 0; block < 2; block++) {
+            java.nio.ByteBuffer set = LoopbackSwitchTest.smp(2, LoopbackSwitch.ATTR_MFT, block);
+            for (int e = 0; e < 32; e++) {
+                set.putShort(64 + 2 * e, (short) mask);
+            }
+            bed.fabric.switchOf().answer(set.array(), 1);
+        }
+        return bed;
+    }
+
     private IbDevice add(int ports) {
-        LoopbackDevice d = new LoopbackDevice(LoopbackFabric.INSTANCE, "lo%d", ports, 0);
+        LoopbackDevice d = new LoopbackDevice(fabric, "lo%d", ports, 0);
         devices.add(d);
         return d.register(core.registrar()).device();
     }

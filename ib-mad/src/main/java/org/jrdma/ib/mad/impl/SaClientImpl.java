@@ -29,7 +29,7 @@ import org.jrdma.ib.mad.sa.SaClient;
 import org.jrdma.ib.mad.sa.SaException;
 
 /**
- * {@code core/sa_query.c} and the join/leave of {@code core/multicast.c} on the {@link MadService}: one
+ * {@code core/sa_query.c} and the join/leave of {@code core/multicast.c} ({@link McastClient}) on the {@link MadService}: one
  * requester agent (no claims) on QP1 of each port used, registered on first use; requests go to the
  * port's SM LID and SM SL. Usable without OSGi: {@code new SaClientImpl(mad)}, {@link #close()}.
  */
@@ -42,6 +42,9 @@ public final class SaClientImpl implements SaClient, AutoCloseable {
 
     private final MadService mad;
     private final Map<IbDevice, Map<Integer, MadAgent>> agents = new HashMap<>();
+    /** {@code core/multicast.c}: local joins to one group share the port's membership. */
+    private final McastClient mcast = new McastClient((d, p, method, mask, rec) ->
+            send(d, p, method, MCMemberRecord.ATTR_ID, 0, mask, rec, MCAST_TIMEOUT_MS));
     private boolean closed;
 
     public SaClientImpl(MadService mad) {
@@ -196,40 +199,6 @@ public final class SaClientImpl implements SaClient, AutoCloseable {
     /** Join/leave timeout: {@code multicast.c} uses 3000 ms and 3 retries. */
     static final int MCAST_TIMEOUT_MS = 3000;
 
-    private final class MulticastImpl implements Multicast {
-        final IbDevice device;
-        final int port;
-        volatile MCMemberRecord rec;
-        final long compMask;
-        volatile boolean joined;
-        volatile boolean left;
-
-        MulticastImpl(IbDevice device, int port, MCMemberRecord rec, long compMask) {
-            this.device = device;
-            this.port = port;
-            this.rec = rec;
-            this.compMask = compMask;
-        }
-
-        @Override
-        public MCMemberRecord rec() {
-            return rec;
-        }
-
-        @Override
-        public long compMask() {
-            return compMask;
-        }
-
-        @Override
-        public void close() {
-            if (joined && !left) {
-                leave(this);
-            }
-            left = true;
-        }
-    }
-
     @Override
     public Multicast joinMulticast(IbDevice device, int port, MCMemberRecord rec, long compMask,
             Multicast.Callback callback) {
@@ -237,35 +206,18 @@ public final class SaClientImpl implements SaClient, AutoCloseable {
         if (r.portGid == null || r.portGid.isZero()) {
             r.portGid = device.queryGid(port, 0);
         }
-        long mask = compMask | MCMemberRecord.PORT_GID;
-        MulticastImpl mc = new MulticastImpl(device, port, r, mask);
-        send(device, port, Mad.METHOD_SET, MCMemberRecord.ATTR_ID, 0, mask, r.toWire(), MCAST_TIMEOUT_MS)
-                .whenComplete((m, e) -> {
-                    if (e != null) {
-                        Throwable c = e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
-                        callback.joined(c instanceof SaException se ? se.errno() : -EIO, mc);
-                        return;
-                    }
-                    mc.rec = MCMemberRecord.fromWire(m.bytes(), 56);
-                    mc.joined = true;
-                    callback.joined(0, mc);
-                });
-        return mc;
+        return mcast.join(device, port, r, compMask | MCMemberRecord.PORT_GID, callback);
     }
 
     @Override
     public CompletableFuture<MCMemberRecord> leave(Multicast multicast) {
-        MulticastImpl mc = (MulticastImpl) multicast;
-        mc.left = true;
-        MCMemberRecord r = mc.rec.copy();
-        long mask = MCMemberRecord.MGID | MCMemberRecord.PORT_GID | MCMemberRecord.JOIN_STATE;
-        return send(mc.device, mc.port, Mad.METHOD_DELETE, MCMemberRecord.ATTR_ID, 0, mask, r.toWire(),
-                MCAST_TIMEOUT_MS).thenApply(m -> MCMemberRecord.fromWire(m.bytes(), 56));
+        return mcast.free(multicast);
     }
 
     /** Closes every agent (outstanding queries fail with EINTR). */
     @Override
     public void close() {
+        mcast.close();
         List<MadAgent> all = new ArrayList<>();
         synchronized (this) {
             closed = true;

@@ -15,7 +15,11 @@ public interface Multicast extends AutoCloseable {
     @Override
     void close();
 
-    /** {@code callback(status, multicast)}: 0 when joined, else a negative errno (-EINVAL: the SA refused). */
+    /**
+     * {@code callback(status, multicast)}: 0 when joined, else a negative errno (-EINVAL: the SA refused, or the
+     * port's group does not match the components asked for). Later, -ENETRESET (-102) when a port event (PORT_ERR,
+     * LID_CHANGE, SM_CHANGE, CLIENT_REREGISTER) ended the membership: the user joins again, as Linux's IPoIB does.
+     */
     @FunctionalInterface
     interface Callback {
         void joined(int status, Multicast multicast);

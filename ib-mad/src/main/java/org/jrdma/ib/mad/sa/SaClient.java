@@ -49,6 +49,11 @@ public interface SaClient {
      */
     Multicast joinMulticast(IbDevice device, int port, MCMemberRecord rec, long compMask, Multicast.Callback callback);
 
-    /** {@code ib_sa_free_multicast}: SubnAdmDelete of the membership; the future completes with the SA's answer. */
+    /**
+     * {@code ib_sa_free_multicast}: the member leaves. Joins of one port to one MGID share the port's SA membership
+     * ({@code core/multicast.c}): a join whose JoinState the port already holds is answered without the SA, and a leave
+     * sends SubnAdmDelete only for the JoinState bits no other local member holds; the future completes with the SA's
+     * answer, or at once with the member's record when nothing had to go to the SA. Leaving twice fails (-EINVAL).
+     */
     CompletableFuture<MCMemberRecord> leave(Multicast multicast);
 }

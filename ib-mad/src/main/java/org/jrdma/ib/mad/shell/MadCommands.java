@@ -10,15 +10,16 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 /**
- * The Gogo commands {@code ibstat}, {@code sminfo} and {@code saquery} (infiniband-diags). Each takes
- * the tool's arguments as words, prints to {@code System.out}, and fails with a {@link CommandFailure}
+ * The Gogo commands {@code ibstat}, {@code sminfo}, {@code saquery} and {@code ibroute} (infiniband-diags). Each
+ * takes the tool's arguments as words, prints to {@code System.out}, and fails with a {@link CommandFailure}
  * carrying the tool's stderr text and exit status.
  */
 @Component(service = MadCommands.class, property = {
     "osgi.command.scope=rdma",
     "osgi.command.function=ibstat",
     "osgi.command.function=sminfo",
-    "osgi.command.function=saquery"})
+    "osgi.command.function=saquery",
+    "osgi.command.function=ibroute"})
 public class MadCommands {
     @Reference
     IbCore core;
@@ -39,6 +40,10 @@ public class MadCommands {
 
     public void saquery(String... args) {
         execute(new Saquery(core, sa), args);
+    }
+
+    public void ibroute(String... args) {
+        execute(new Ibroute(core, mad), args);
     }
 
     /** Runs a tool the way the launcher expects: non-zero exit status throws with the stderr text. */

@@ -2,22 +2,12 @@ package org.jrdma.ib.mad.shell;
 
 import java.io.PrintStream;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
-import org.jrdma.ib.core.AhAttr;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
-import org.jrdma.ib.core.QpType;
 import org.jrdma.ib.core.VerbsException;
-import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.cli.Getopt;
 import org.jrdma.ib.mad.Mad;
-import org.jrdma.ib.mad.MadAgent;
-import org.jrdma.ib.mad.MadHandler;
-import org.jrdma.ib.mad.MadRecv;
-import org.jrdma.ib.mad.MadSend;
 import org.jrdma.ib.mad.MadService;
 
 /**
@@ -75,31 +65,15 @@ final class Sminfo extends DiagTool {
                 return ibexit(out, "can't resolve sm port (null)");
             }
         }
-        BlockingQueue<Object> q = new LinkedBlockingQueue<>();
-        MadAgent a;
+        SmpQuery smp;
         try {
-            a = mad.registerAgent(dev, port, QpType.SMI, null, new MadHandler() {
-                @Override
-                public void recv(MadAgent agent, MadRecv recv) {
-                    q.add(recv.mad());
-                }
-
-                @Override
-                public void sendDone(MadAgent agent, MadSend send, WcStatus status) {
-                    if (status != WcStatus.SUCCESS) {
-                        q.add(status);
-                    }
-                }
-            });
+            smp = new SmpQuery(mad, dev, port, timeout);
         } catch (VerbsException e) {
             return ibexit(out, String.format("Failed to open '%s' port '%d'", dev.name(), port));
         }
         try {
-            Mad m = new Mad().baseVersion(1).mgmtClass(Mad.CLASS_SUBN_LID_ROUTED).classVersion(1)
-                    .method(Mad.METHOD_GET).tid(a.newTid()).attrId(0x0020);
-            a.send(new MadSend(m).ah(new AhAttr().dlid(lid)).remoteQpn(0).remoteQkey(0).timeoutMs(timeout).retries(1));
-            Object got = q.poll(timeout * 3L + 2000, TimeUnit.MILLISECONDS);
-            if (!(got instanceof Mad resp) || resp.status() != 0) {
+            Mad resp = smp.lid(lid, 0x0020, 0);
+            if (resp == null) {
                 return ibexit(out, "query");
             }
             long guid = resp.u64(64);
@@ -112,10 +86,8 @@ final class Sminfo extends DiagTool {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 130;
-        } catch (VerbsException e) {
-            return ibexit(out, "query");
         } finally {
-            a.close();
+            smp.close();
         }
     }
 }

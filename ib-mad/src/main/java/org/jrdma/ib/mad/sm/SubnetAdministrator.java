@@ -1,8 +1,6 @@
 package org.jrdma.ib.mad.sm;
 
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,42 +25,25 @@ import org.jrdma.ib.mad.sa.SaException;
  * The subnet administrator of an SM (OpenSM's {@code osm_sa_*}): class SubnAdm (0x03) version 2 on the
  * SM port's QP1, answering from what the last sweep found. NodeRecord (Get, GetTable), PathRecord (Get,
  * GetTable; one path per port pair: LMC 0, one switchless hop), MCMemberRecord (Set = join, creating the
- * group as OpenSM does, Delete = leave, Get/GetTable). GetTable answers go out with RMPP (one segment or
+ * group as OpenSM does, Delete = leave, Get/GetTable: {@link McMemberRecords}). GetTable answers go out with RMPP (one segment or
  * many); errors carry OpenSM's status codes. Handlers run on the MAD thread; the group table is only
  * touched there.
  */
 public final class SubnetAdministrator implements MadHandler, AutoCloseable {
     /** OpenSM's default subnet timeout, which it puts in PathRecord PacketLifeTime. */
     static final int PKT_LIFE = 0x12;
-    static final int MLID_BASE = 0xc000;
-    static final int MLID_END = 0xfffe;
     /** {@code struct ib_sa_mad}: SM_Key, AttributeOffset, ComponentMask, then the data. */
     static final int SM_KEY = 36;
     static final int ATTR_OFFSET = 44;
     static final int COMP_MASK = 48;
     static final int DATA = 56;
-    static final long REQUIRED_MC_CREATE = MCMemberRecord.MGID | MCMemberRecord.PORT_GID | MCMemberRecord.JOIN_STATE
-            | MCMemberRecord.QKEY | MCMemberRecord.TRAFFIC_CLASS | MCMemberRecord.PKEY | MCMemberRecord.FLOW_LABEL
-            | MCMemberRecord.SL;
-    static final long JOIN_MC = MCMemberRecord.MGID | MCMemberRecord.PORT_GID | MCMemberRecord.JOIN_STATE;
-
-    /** A multicast group: its record (PortGID and JoinState zero) and its members' join states. */
-    static final class Group {
-        final MCMemberRecord rec;
-        final Map<Gid, Integer> members = new LinkedHashMap<>();
-
-        Group(MCMemberRecord rec) {
-            this.rec = rec;
-        }
-    }
 
     private final SubnetManager sm;
     private final MadLayer layer;
     private final IbDevice device;
     private final int port;
-    private final Map<Gid, Group> groups = new LinkedHashMap<>();
-    /** {@code build_new_mgid}'s {@code uniq_count}. */
-    private int uniqCount;
+    /** The MCMemberRecord side (groups, join, leave); only touched under {@code this}. */
+    private final McMemberRecords mcmr;
     private MadAgent agent;
 
     SubnetAdministrator(SubnetManager sm, MadLayer layer, IbDevice device, int port) {
@@ -70,6 +51,7 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
         this.layer = layer;
         this.device = device;
         this.port = port;
+        this.mcmr = new McMemberRecords(sm, sm::mcastChanged);
     }
 
     void open() {
@@ -79,21 +61,26 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
 
     /** The groups now (copies), for diagnostics and tests. */
     public synchronized List<MCMemberRecord> groups() {
-        List<MCMemberRecord> l = new ArrayList<>();
-        for (Group g : groups.values()) {
-            l.add(g.rec.copy());
-        }
-        return l;
+        return mcmr.groups();
     }
 
     /** The members of a group (port GID to join state), or an empty map. */
     public synchronized Map<Gid, Integer> members(Gid mgid) {
-        Group g = groups.get(mgid);
-        return g == null ? Map.of() : Map.copyOf(g.members);
+        return mcmr.members(mgid);
+    }
+
+    /** The sweep found only these port GUIDs: the others' memberships go (OpenSM's drop manager). */
+    synchronized boolean portsGone(java.util.Set<Long> present) {
+        return mcmr.dropAbsent(present);
+    }
+
+    /** Every group's MLID with the GUIDs of the ports that receive it (full and non-members), for the SM. */
+    synchronized Map<Integer, java.util.Set<Long>> forwarding() {
+        return mcmr.forwarding();
     }
 
     /** An answer: a status, and the records (each padded to {@code recSize} rounded up to 8). */
-    private record Answer(int status, int recSize, List<byte[]> records) {
+    record Answer(int status, int recSize, List<byte[]> records) {
         static Answer error(int status) {
             return new Answer(status, 0, List.of());
         }
@@ -170,9 +157,9 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
             }
             case MCMemberRecord.ATTR_ID -> {
                 return switch (m) {
-                    case Mad.METHOD_SET -> join(data, mask);
-                    case Mad.METHOD_DELETE -> leave(data, mask);
-                    default -> mcMemberRecords(data, mask);
+                    case Mad.METHOD_SET -> mcmr.join(data, mask);
+                    case Mad.METHOD_DELETE -> mcmr.leave(data, mask);
+                    default -> mcmr.records(data, mask);
                 };
             }
             default -> {
@@ -207,7 +194,7 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
         return new Answer(0, NodeRecord.SIZE, out);
     }
 
-    private static boolean matches(byte[] r, byte[] q, long mask, int[][] fields) {
+    static boolean matches(byte[] r, byte[] q, long mask, int[][] fields) {
         for (int bit = 0; bit < fields.length; bit++) {
             if ((mask & 1L << bit) != 0 && fields[bit] != null) {
                 int o = fields[bit][0];
@@ -263,6 +250,10 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
     }
 
     private SubnetManager.PortRecord byGid(Gid g) {
+        return byGid(sm, g);
+    }
+
+    static SubnetManager.PortRecord byGid(SubnetManager sm, Gid g) {
         for (SubnetManager.PortRecord p : sm.ports()) {
             if (portGid(p).equals(g)) {
                 return p;
@@ -284,7 +275,7 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
      * A value under a selector: the path's value {@code have} (ordered by {@code order}) turned into what
      * the requester asked for, or -1 if it cannot be (OpenSM's {@code pr_rcv_get_path_parms}).
      */
-    private static int select(int selector, int want, int have, java.util.function.IntUnaryOperator order,
+    static int select(int selector, int want, int have, java.util.function.IntUnaryOperator order,
             int[] values) {
         switch (selector) {
             case PathRecord.SELECTOR_GT:
@@ -306,8 +297,8 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
         }
     }
 
-    private static final int[] MTUS = {1, 2, 3, 4, 5};
-    private static final int[] RATES = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22};
+    static final int[] MTUS = {1, 2, 3, 4, 5};
+    static final int[] RATES = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22};
 
     private Answer pathRecords(byte[] q, long mask) {
         PathRecord want = PathRecord.fromWire(q, 0);
@@ -424,214 +415,6 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
         r.numbPath = 0;
         r.preference = 0;
         return r;
-    }
-
-    // ------------------------------------------------------------------ MCMemberRecord
-
-    private static final int[][] MCR_FIELDS = {{0, 16}, {16, 16}, {32, 4}, {36, 2}, null, null, {39, 1}, {40, 2}};
-
-    private Answer mcMemberRecords(byte[] q, long mask) {
-        List<byte[]> out = new ArrayList<>();
-        for (Group g : groups.values()) {
-            for (Map.Entry<Gid, Integer> e : g.members.entrySet()) {
-                MCMemberRecord r = g.rec.copy();
-                r.portGid = e.getKey();
-                r.joinState = e.getValue();
-                byte[] w = r.toWire();
-                if (matches(w, q, mask, MCR_FIELDS)) {
-                    out.add(w);
-                }
-            }
-        }
-        return new Answer(0, MCMemberRecord.SIZE, out);
-    }
-
-    /** {@code mcmr_rcv_join_mgrp}. */
-    private Answer join(byte[] q, long mask) {
-        MCMemberRecord want = MCMemberRecord.fromWire(q, 0);
-        if ((mask & JOIN_MC) != JOIN_MC || want.joinState == 0) {
-            return Answer.error(SaException.ERR_REQ_INSUFFICIENT_COMPONENTS);
-        }
-        SubnetManager.PortRecord p = byGid(want.portGid);
-        if (p == null) {
-            return Answer.error(SaException.ERR_REQ_INVALID_GID);
-        }
-        Group g = want.mgid.isZero() ? null : groups.get(want.mgid);
-        if (g == null) {
-            if ((want.joinState & MCMemberRecord.FULLMEMBER_JOIN) == 0) {
-                return Answer.error(SaException.ERR_REQ_INVALID); // only a full member creates a group
-            }
-            if ((mask & REQUIRED_MC_CREATE) != REQUIRED_MC_CREATE) {
-                return Answer.error(SaException.ERR_REQ_INSUFFICIENT_COMPONENTS);
-            }
-            Answer err = create(want, mask, p);
-            if (err != null) {
-                return err;
-            }
-            g = groups.get(want.mgid);
-        } else if (!compatible(g.rec, want, mask)) {
-            return Answer.error(SaException.ERR_REQ_INVALID);
-        }
-        int state = g.members.merge(want.portGid, want.joinState, (a, b) -> a | b);
-        MCMemberRecord r = g.rec.copy();
-        r.portGid = want.portGid;
-        r.joinState = state;
-        r.proxyJoin = want.proxyJoin;
-        return new Answer(0, MCMemberRecord.SIZE, List.of(r.toWire()));
-    }
-
-    /** {@code mcmr_rcv_create_new_mgrp}: MGID (OpenSM's {@code build_new_mgid} if zero), MLID, MTU, rate. */
-    private Answer create(MCMemberRecord want, long mask, SubnetManager.PortRecord p) {
-        if (want.mgid.isZero()) {
-            int scope = (mask & MCMemberRecord.SCOPE) != 0 ? want.scope : 2; // link-local
-            byte[] raw = new byte[16];
-            raw[0] = (byte) 0xff;
-            raw[1] = (byte) (0x10 | scope);
-            raw[2] = (byte) 0xa0;
-            raw[3] = 0x1b;
-            long prefix = Gid.DEFAULT_SUBNET_PREFIX;
-            for (int i = 0; i < 8; i++) {
-                raw[4 + i] = (byte) (prefix >>> (56 - 8 * i));
-            }
-            Gid mgid = null;
-            for (int i = 0; i < 1000 && mgid == null; i++) {
-                int c = uniqCount++; // memcpy of a host-order (little-endian) uint32, as OpenSM does
-                raw[10] = (byte) c;
-                raw[11] = (byte) (c >>> 8);
-                raw[12] = (byte) (c >>> 16);
-                raw[13] = (byte) (c >>> 24);
-                Gid g = Gid.of(raw.clone());
-                if (!groups.containsKey(g)) {
-                    mgid = g;
-                }
-            }
-            if (mgid == null) {
-                return Answer.error(SaException.ERR_NO_RESOURCES);
-            }
-            want.mgid = mgid;
-        } else if ((want.mgid.raw()[0] & 0xff) != 0xff) {
-            return Answer.error(SaException.ERR_REQ_INVALID);
-        }
-        int portMtu = portMtu(p.portInfo());
-        int mtu = portMtu;
-        if ((mask & MCMemberRecord.MTU) != 0) {
-            int sel = (mask & MCMemberRecord.MTU_SELECTOR) != 0 ? want.mtuSelector : PathRecord.SELECTOR_EQ;
-            mtu = select(sel, want.mtu, portMtu, v -> v, MTUS);
-            if (mtu < 1 || want.mtu < 1 || want.mtu > 5 && sel != PathRecord.SELECTOR_BEST) {
-                return Answer.error(SaException.ERR_REQ_INVALID);
-            }
-        }
-        int portRate = portRate(p.portInfo());
-        int rate = portRate;
-        if ((mask & MCMemberRecord.RATE) != 0) {
-            int sel = (mask & MCMemberRecord.RATE_SELECTOR) != 0 ? want.rateSelector : PathRecord.SELECTOR_EQ;
-            rate = select(sel, want.rate, portRate, SubnetAdministrator::rateTenthsGbps, RATES);
-            if (rate < 0 || rateTenthsGbps(want.rate) == 0 && sel != PathRecord.SELECTOR_BEST) {
-                return Answer.error(SaException.ERR_REQ_INVALID);
-            }
-        }
-        int mlid = 0;
-        java.util.Set<Integer> used = new java.util.HashSet<>();
-        for (Group g : groups.values()) {
-            used.add(g.rec.mlid);
-        }
-        for (int l = MLID_BASE; l <= MLID_END; l++) {
-            if (!used.contains(l)) {
-                mlid = l;
-                break;
-            }
-        }
-        if (mlid == 0) {
-            return Answer.error(SaException.ERR_NO_RESOURCES);
-        }
-        MCMemberRecord rec = want.copy();
-        rec.portGid = Gid.ZERO;
-        rec.joinState = 0;
-        rec.proxyJoin = false;
-        rec.mlid = mlid;
-        rec.mtuSelector = PathRecord.SELECTOR_EQ;
-        rec.mtu = mtu;
-        rec.rateSelector = PathRecord.SELECTOR_EQ;
-        rec.rate = rate;
-        rec.packetLifeTimeSelector = PathRecord.SELECTOR_EQ;
-        if ((mask & MCMemberRecord.PACKET_LIFE_TIME) == 0) {
-            rec.packetLifeTime = 0;
-        }
-        rec.scope = (rec.mgid.raw()[1] & 0xf);
-        groups.put(rec.mgid, new Group(rec));
-        return null;
-    }
-
-    /** {@code validate_other_comp_fields} (and the MTU/rate the group has against a selector). */
-    private static boolean compatible(MCMemberRecord g, MCMemberRecord want, long mask) {
-        if ((mask & MCMemberRecord.QKEY) != 0 && want.qkey != g.qkey) {
-            return false;
-        }
-        if ((mask & MCMemberRecord.PKEY) != 0 && ((want.pkey & 0x7fff) != (g.pkey & 0x7fff)
-                || (want.pkey & 0x8000) == 0 && (g.pkey & 0x8000) == 0)) {
-            return false;
-        }
-        if ((mask & MCMemberRecord.TRAFFIC_CLASS) != 0 && want.trafficClass != g.trafficClass) {
-            return false;
-        }
-        if ((mask & MCMemberRecord.SL) != 0 && want.sl != g.sl) {
-            return false;
-        }
-        if ((mask & MCMemberRecord.MTU) != 0 && (mask & MCMemberRecord.MTU_SELECTOR) != 0) {
-            boolean ok = switch (want.mtuSelector) {
-                case PathRecord.SELECTOR_GT -> g.mtu > want.mtu;
-                case PathRecord.SELECTOR_LT -> g.mtu < want.mtu;
-                case PathRecord.SELECTOR_EQ -> g.mtu == want.mtu;
-                default -> true;
-            };
-            if (!ok) {
-                return false;
-            }
-        }
-        if ((mask & MCMemberRecord.RATE) != 0 && (mask & MCMemberRecord.RATE_SELECTOR) != 0) {
-            int have = rateTenthsGbps(g.rate);
-            int w = rateTenthsGbps(want.rate);
-            boolean ok = switch (want.rateSelector) {
-                case PathRecord.SELECTOR_GT -> have > w;
-                case PathRecord.SELECTOR_LT -> have < w;
-                case PathRecord.SELECTOR_EQ -> have == w;
-                default -> true;
-            };
-            return ok;
-        }
-        return true;
-    }
-
-    /** {@code mcmr_rcv_leave_mgrp}: the join state bits asked for are removed; an empty group goes away. */
-    private Answer leave(byte[] q, long mask) {
-        MCMemberRecord want = MCMemberRecord.fromWire(q, 0);
-        if ((mask & JOIN_MC) != JOIN_MC) {
-            return Answer.error(SaException.ERR_REQ_INSUFFICIENT_COMPONENTS);
-        }
-        if (byGid(want.portGid) == null) {
-            return Answer.error(SaException.ERR_REQ_INVALID_GID);
-        }
-        Group g = groups.get(want.mgid);
-        if (g == null) {
-            return Answer.error(SaException.ERR_REQ_INVALID);
-        }
-        Integer state = g.members.get(want.portGid);
-        if (state == null || (state & want.joinState) == 0) {
-            return Answer.error(SaException.ERR_REQ_INVALID); // validate_delete (o15-0.1.14)
-        }
-        int left = state & ~want.joinState;
-        if (left == 0) {
-            g.members.remove(want.portGid);
-        } else {
-            g.members.put(want.portGid, left);
-        }
-        if (g.members.isEmpty()) {
-            groups.remove(want.mgid);
-        }
-        MCMemberRecord r = g.rec.copy();
-        r.portGid = want.portGid;
-        r.joinState = want.joinState;
-        return new Answer(0, MCMemberRecord.SIZE, List.of(r.toWire()));
     }
 
     @Override

@@ -39,7 +39,9 @@ import org.jrdma.ib.mad.impl.MadLayer;
  * leaves the SM's port (initial path [1] = SM port) to the port at the far end of the link; the
  * loopback names the link with the DLID {@code linkLidBase + n} (see hw-loopback's LoopbackFabric), so
  * the SM probes links 1..(highest seen + {@link #PROBE_AHEAD}) each sweep. The own port is reached with
- * hop count 0 (local, never on the wire).
+ * hop count 0 (local, never on the wire). The switch all ports hang off is reached at its management port 0 with
+ * the DLID {@code linkLidBase} itself; the SM reads its NodeInfo and SwitchInfo and programs its multicast
+ * forwarding table from the SA's groups ({@link McastManager}) after each sweep and each join or leave.
  *
  * <p>Threads: one "ib-sm" thread runs the sweeps (they wait for SMP responses, which arrive on the MAD
  * thread); {@link #close()} stops it.
@@ -72,6 +74,8 @@ public final class SubnetManager implements AutoCloseable {
     private final AtomicLong sweeps = new AtomicLong();
     private MadAgent agent;
     private SubnetAdministrator sa;
+    /** Multicast forwarding (only on the SM thread). */
+    private final McastManager mcast = new McastManager();
     private volatile long selfGuid;
     private volatile int smLid;
     private volatile int highestLink;
@@ -255,7 +259,54 @@ public final class SubnetManager implements AutoCloseable {
         }
         ports.keySet().retainAll(now.keySet());
         ports.putAll(now);
+        if (sa != null) {
+            sa.portsGone(now.keySet()); // their multicast memberships go with them
+        }
+        // 4. the switch (port 0, one hop away) and its multicast forwarding table
+        Mad swNi = join(smp(SWITCH, Mad.METHOD_GET, ATTR_NODE_INFO, 0, null));
+        Mad swSi = swNi == null ? null : join(smp(SWITCH, Mad.METHOD_GET, McastManager.ATTR_SWITCH_INFO, 0, null));
+        mcast.found(swNi == null ? null : java.util.Arrays.copyOfRange(swNi.bytes(), 64, 128),
+                swSi == null ? null : java.util.Arrays.copyOfRange(swSi.bytes(), 64, 128));
+        programMcast();
         sweeps.incrementAndGet();
+    }
+
+    /** The SA's groups changed: reprogram the multicast forwarding on the SM thread (never on the MAD thread). */
+    void mcastChanged() {
+        try {
+            exec.execute(() -> {
+                if (!closed) {
+                    programMcast();
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.log(System.Logger.Level.DEBUG, "SM closed: multicast forwarding not updated");
+        }
+    }
+
+    /** Waits until the multicast forwarding updates queued so far are done (up to 10 s). */
+    public void mcastSync() throws InterruptedException {
+        try {
+            exec.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("SM thread: " + e, e);
+        }
+    }
+
+    /** The switch's node GUID (0: none found), and the SubnSet(MulticastForwardingTable) SMPs sent. */
+    public long switchGuid() { return mcast.switchGuid(); }
+    public long mftSmps() { return mcast.smpsSent(); }
+
+    private void programMcast() {
+        if (sa == null) {
+            return;
+        }
+        Map<Long, Integer> links = new java.util.HashMap<>();
+        for (PortRecord p : ports.values()) {
+            links.put(p.portGuid(), p.link() == 0 ? mcast.smPort() : p.link());
+        }
+        mcast.program(sa.forwarding(), g -> links.getOrDefault(g, 0), (attr, mod, data) ->
+                join(smp(SWITCH, Mad.METHOD_SET, attr, mod, data)));
     }
 
     private Mad setPortInfo(int link, Mad current, int lid, int state) {
@@ -265,7 +316,13 @@ public final class SubnetManager implements AutoCloseable {
         return join(smp(link, Mad.METHOD_SET, ATTR_PORT_INFO, 0, java.util.Arrays.copyOf(d.bytes(), 64)));
     }
 
-    /** A directed-route SMP: hop count 0 to the own SMA, or one hop over link {@code link}. */
+    /** {@link #smp}'s link for the switch's port 0: one hop, DLID {@code linkLidBase} itself. */
+    static final int SWITCH = -1;
+
+    /**
+     * A directed-route SMP: hop count 0 to the own SMA, one hop over link {@code link}, or one hop to the switch's
+     * management port ({@link #SWITCH}).
+     */
     CompletableFuture<Mad> smp(int link, int method, int attr, long mod, byte[] data) {
         Mad m = new Mad().baseVersion(1).mgmtClass(Mad.CLASS_SUBN_DIRECTED_ROUTE).classVersion(1).method(method)
                 .tid(agent.newTid()).attrId(attr).attrMod(mod);
@@ -277,7 +334,8 @@ public final class SubnetManager implements AutoCloseable {
             System.arraycopy(data, 0, m.bytes(), 64, 64);
         }
         CompletableFuture<Mad> f = new CompletableFuture<>();
-        MadSend s = new MadSend(m).ah(new AhAttr().dlid(link == 0 ? 0 : linkLidBase + link)).remoteQpn(0)
+        int dlid = link == 0 ? 0 : link == SWITCH ? linkLidBase : linkLidBase + link;
+        MadSend s = new MadSend(m).ah(new AhAttr().dlid(dlid)).remoteQpn(0)
                 .remoteQkey(0).timeoutMs(link == 0 ? 1000 : SMP_TIMEOUT_MS).retries(1).context(f);
         actCount.incrementAndGet();
         try {

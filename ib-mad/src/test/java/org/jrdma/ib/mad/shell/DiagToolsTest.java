@@ -13,6 +13,8 @@ import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ib.mad.impl.MadLayer;
 import org.jrdma.ib.mad.impl.SaClientImpl;
+import org.jrdma.ib.mad.sa.MCMemberRecord;
+import org.jrdma.ib.mad.sa.Multicast;
 import org.jrdma.ib.mad.sm.SubnetManager;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -136,6 +138,103 @@ class DiagToolsTest {
         assertEquals("", run(new Saquery(core, sa), 5, "-C", b.name(), "-p", "--dgid", "fe80::99"));
         assertEquals("ERROR: Query result returned 0x0500,  SA(SA_ERR_REQ_INVALID_GID)\n", err);
         assertEquals("", run(new Saquery(core, sa), 0, "-C", b.name(), "-m"));
+    }
+
+    @Test
+    void saqueryShowsTheGroupsAndTheirMembers() throws Exception {
+        IbDevice[] bc = withAGroup(MCMemberRecord.NONMEMBER_JOIN);
+        IbDevice b = bc[0];
+        IbDevice c = bc[1];
+
+        String member = "MCMemberRecord member dump:\n"
+                + "\t\tMGID....................ff12:a01b:fe80::\n"
+                + "\t\tMlid....................0xC000\n"
+                + "\t\tPortGid.................fe80::%s\n"
+                + "\t\tScopeState..............0x2%d\n"
+                + "\t\tProxyJoin...............0x0\n"
+                + "\t\tNodeDescription.........%s\n";
+        assertEquals(String.format(member, v6(b), 1, name(b)) + String.format(member, v6(c), 2, name(c)),
+                run(new Saquery(core, sa), 0, "-C", b.name(), "-m"));
+        assertEquals("\t\tPortGid.................fe80::" + v6(b) + " (" + name(b) + ")\n"
+                + "\t\tPortGid.................fe80::" + v6(c) + " (" + name(c) + ")\n",
+                run(new Saquery(core, sa), 0, "-C", b.name(), "-m", "0xc000"));
+        String g = run(new Saquery(core, sa), 0, "-C", b.name(), "-g");
+        assertTrue(g.startsWith("MCMemberRecord group dump:\n"
+                + "\t\tMGID....................ff12:a01b:fe80::\n"
+                + "\t\tMlid....................0xC000\n"
+                + "\t\tMtu.....................0x85\n"
+                + "\t\tpkey....................0xFFFF\n"
+                + "\t\tRate....................0x90\n"
+                + "\t\tSL......................0x3\n"), g);
+    }
+
+    @Test
+    void ibrouteDumpsTheSwitchMulticastTable() throws Exception {
+        IbDevice[] bc = withAGroup(MCMemberRecord.FULLMEMBER_JOIN);
+        IbDevice b = bc[0];
+        IbDevice c = bc[1];
+        sm.mcastSync();
+
+        int lb = ib.loopback(b).linkOf(1);
+        int lc = ib.loopback(c).linkOf(1);
+        String sw = String.format("DR path slid 65535; dlid 65535; 0,1 guid 0x%016x (jrdma loopback switch):\n",
+                ib.fabric().switchOf().guid());
+        StringBuilder tens = new StringBuilder("            ");
+        StringBuilder ones = new StringBuilder("     Ports: ");
+        StringBuilder row = new StringBuilder("0xc000      ");
+        for (int p = 0; p <= 63; p++) {
+            tens.append(p % 10 == 0 ? (char) ('0' + p / 10) : ' ').append(' ');
+            ones.append(p % 10).append(' ');
+            row.append(p == lb || p == lc ? 'x' : ' ').append(' ');
+        }
+        assertEquals("Multicast mlids [0xc000-0xc000] of switch " + sw + tens + "\n" + ones + "\n MLid\n" + row
+                + "\n1 valid mlids dumped \n", run(new Ibroute(core, mad), 0, "-C", b.name(), "-M", "-D", "0,1"));
+        assertEquals("Multicast mlids [0xc000-0xc000] of switch " + sw + " MLid       Port Mask\n0xc000      "
+                + String.format("%04x", (1 << lb) | (1 << lc)) + "000000000000\n1 valid mlids dumped \n",
+                run(new Ibroute(core, mad), 0, "-C", b.name(), "-M", "-n", "-D", "0,1"));
+        assertEquals("Unicast lids [0x0-0x0] of switch " + sw + "  Lid  Out   Destination\n       Port     Info \n"
+                + "0 valid lids dumped \n", run(new Ibroute(core, mad), 0, "-C", b.name(), "-D", "0,1"));
+        assertEquals("ibroute: iberror: failed: dump tables: not a switch\n",
+                run(new Ibroute(core, mad), 255, "-C", b.name(), "-M", "1"));
+        assertEquals("ibroute: iberror: failed: can't resolve destination port 0,1,2\n",
+                run(new Ibroute(core, mad), 255, "-C", b.name(), "-M", "-D", "0,1,2"));
+    }
+
+    /**
+     * Three single-port devices, the SM on the first; the second makes a group (full member, Q_Key 0x1234, SL 3: MLID
+     * 0xC000), the third joins it with {@code joinState}. Returns the second and the third.
+     */
+    IbDevice[] withAGroup(int joinState) throws InterruptedException {
+        fabric(1, 1, 1);
+        IbDevice creator = devs.get(1);
+        IbDevice other = devs.get(2);
+        MCMemberRecord want = new MCMemberRecord();
+        want.qkey = 0x1234;
+        want.pkey = 0xffff;
+        want.sl = 3;
+        want.joinState = MCMemberRecord.FULLMEMBER_JOIN;
+        java.util.concurrent.BlockingQueue<Integer> st = new java.util.concurrent.LinkedBlockingQueue<>();
+        Multicast first = sa.joinMulticast(creator, 1, want, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE
+                | MCMemberRecord.QKEY | MCMemberRecord.TRAFFIC_CLASS | MCMemberRecord.PKEY | MCMemberRecord.FLOW_LABEL
+                | MCMemberRecord.SL, (x, m) -> st.add(x));
+        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        MCMemberRecord nm = new MCMemberRecord();
+        nm.mgid = first.rec().mgid;
+        nm.joinState = joinState;
+        sa.joinMulticast(other, 1, nm, MCMemberRecord.MGID | MCMemberRecord.JOIN_STATE, (x, m) -> st.add(x));
+        assertEquals(0, st.poll(10, java.util.concurrent.TimeUnit.SECONDS));
+        return new IbDevice[] {creator, other};
+    }
+
+    /** The node description the SA has for {@code d} (rdma-ndd's "%h %d"). */
+    String name(IbDevice d) throws Exception {
+        for (org.jrdma.ib.mad.sa.NodeRecord n : sa.nodeRecords(d, 1, null, 0, 5000).get(10,
+                java.util.concurrent.TimeUnit.SECONDS)) {
+            if (n.portGuid == d.queryGid(1, 0).interfaceId()) {
+                return n.nodeDescription;
+            }
+        }
+        throw new AssertionError("no NodeRecord for " + d.name());
     }
 
     static String v6(IbDevice d) {
