@@ -96,7 +96,16 @@ md.append(f"Written by `bench/run` on {time.strftime('%Y-%m-%d %H:%M %Z')}: **{c
           "run on this machine (JMH, one fork each, `-Xms1g -Xmx1g`). ± is JMH's 99.9% confidence half-width; the "
           "error of a ratio is propagated from both. Raw JMH output: `loopback.json`, `rxe-bw.json`, "
           "`rxe-bw-events.json`, `rxe-pingpong.json` (and `.txt`) beside this file.\n")
-if os.environ.get("QUICK") == "1":
+stamps = []
+for part in ("loopback", "rxe", "memory", "iser"):
+    sp = os.path.join(out, f"run-{part}.txt")
+    if os.path.exists(sp):
+        stamps.append(f"`{part}`: {open(sp).read().strip()}")
+if stamps:
+    md.append("Parts and their runs (`ONLY=...` reruns one part and keeps the others' files; QUICK=1 is short "
+              "iterations and fewer sizes, a rough look only; the load average is of the shared machine when the "
+              "part started): " + "; ".join(stamps) + ".\n")
+elif os.environ.get("QUICK") == "1":
     md.append("**QUICK=1 run: short iterations and fewer sizes, a rough look only.**\n")
 goal_at = len(md)  # the goals table goes here
 
@@ -132,7 +141,7 @@ if loop:
               "bounds check and a few stores, a WRITE is a WQE copied into the SQ, key and bounds checks on both "
               "MRs and a CQE every 16. The ratio only means \"fraction of the memory ceiling\" from a few KiB on.\n")
 else:
-    md.append("Not run in this report (`ONLY=rxe`).\n")
+    md.append("Not run in this report.\n")
     goals.append(("hw-loopback RDMA WRITE 64 KiB >= 0.8 x bulk copy", "not run", "-"))
 
 def rxe_counters(path):
@@ -222,7 +231,7 @@ if bw:
                   f"**{score(u)[0] / score(t)[0]:.2f}** of TCP at 64 KiB in this run, and no RoCEv2 implementation "
                   "on these sockets can beat the UDP blast (see the last section).\n")
 else:
-    md.append("Not run in this report (`ONLY=loopback`).\n")
+    md.append("Not run in this report.\n")
     for g in ("hw-rxe RDMA WRITE 64 KiB >= 0.7 x Netty UDP blast", "hw-rxe RDMA WRITE 64 KiB >= 1.0 x single-stream TCP"):
         goals.append((g, "not run", "-"))
 
@@ -281,7 +290,7 @@ if pp:
                       verdict(rs, float("nan"), 1.3, False)))
     md.append("")
 else:
-    md.append("Not run in this report (`ONLY=loopback`).\n")
+    md.append("Not run in this report.\n")
     goals.append(("hw-rxe RC pingpong median latency <= 1.3 x plain UDP", "not run", "-"))
 
 # ---------------------------------------------------------------- 5. interop
@@ -394,6 +403,57 @@ for label, rs, name, params in (("hw-loopback RDMA WRITE", L, "rdmaWrite", {}), 
         if r and alloc(r) is not None:
             md.append(f"| {label} | {size_str(s)} | {alloc(r):.1f} |")
 md.append("")
+
+# ---------------------------------------------------------------- 7. iSER
+md.append("## 7. iSER: jrdma initiator -> jrdma target against hw-rxe\n")
+ISER_GOALS = (("iSER 1 MiB sequential READ >= 0.8 x hw-rxe RDMA WRITE 1 MiB", "READ", "WRITE", 1048576, 0.8),
+              ("iSER 1 MiB sequential WRITE >= 0.8 x hw-rxe RDMA READ 1 MiB", "WRITE", "READ", 1048576, 0.8),
+              ("iSER 4 KiB random READ IOPS >= 0.5 x hw-rxe 4 KiB SEND message rate", "rand", "SEND", 4096, 0.5))
+iser = load("iser.json")
+I = runs(iser)
+if iser:
+    md.append("`IserBench` (`ONLY=iser`): the initiator service logged in to the target runtime over `RdmaIserTransport` "
+              "on two hw-rxe devices in one JVM (127.X.Y.1 -> .2, RoCEv2 over real UDP, IB MTU 4096), one ramdisk LUN "
+              "of 64 MiB written once in full before the run, queue depth 32 kept full: the benchmark thread takes a "
+              "free slot (asleep until a completion frees one) and issues that slot's I/O from/into its own direct "
+              "buffer. 1 MiB sequential READ is moved by the target's RDMA WRITE and WRITE by its RDMA READ (after "
+              "8 KiB of immediate data), so each is set against that hw-rxe operation at 1 MiB; a 4 KiB READ is three "
+              "messages (command SEND, RDMA WRITE, response SEND), set against the 4 KiB SEND message rate. The "
+              "baselines are `RxeBandwidthBench.rdma` in the same JMH run with `wait=events` (the benchmark thread "
+              "asleep until a's completion handler wakes it, as the iSER benchmark thread sleeps).\n")
+    md.append("| load | iSER | hw-rxe baseline | ratio | goal | heap B/op (iSER) |")
+    md.append("|---|---:|---:|---:|---:|---:|")
+    for goal, what, base_op, size, want in ISER_GOALS:
+        x = get(I, "randRead") if what == "rand" else get(I, "seq", rw=what)
+        b = get(I, "rdma", op=base_op, size=size, wait="events")
+        if not (x and b):
+            goals.append((goal, "not run", "-"))
+            continue
+        (xs, xe), (bs, be) = score(x), score(b)
+        r, re_ = ratio(xs, xe, bs, be)
+        if size == 4096:
+            cells = ("4 KiB random READ", f"{fmt_pm(xs / 1e3, xe / 1e3, '{:.1f}')} k IOPS",
+                     f"SEND 4 KiB: {fmt_pm(bs / 1e3, be / 1e3, '{:.1f}')} k msg/s")
+        else:
+            cells = (f"1 MiB sequential {what}", f"{fmt_pm(xs * size / 1e6, xe * size / 1e6, '{:.0f}')} MB/s",
+                     f"RDMA {base_op} 1 MiB: {fmt_pm(bs * size / 1e6, be * size / 1e6, '{:.0f}')} MB/s")
+        a = alloc(x)
+        md.append(f"| {' | '.join(cells)} | {fmt_pm(r, re_)} | {want} | {'-' if a is None else f'{a:.0f}'} |")
+        goals.append((goal, fmt_pm(r, re_), verdict(r, re_, want, True)))
+    md.append("\nThe other hw-rxe rows of the same run (context; MB/s = ops/s x size):\n")
+    md.append("| op | size | ops/s | MB/s |")
+    md.append("|---|---:|---:|---:|")
+    for op in ("WRITE", "READ", "SEND"):
+        for size in (4096, 1048576):
+            b = get(I, "rdma", op=op, size=size, wait="events")
+            if b:
+                bs, be = score(b)
+                md.append(f"| {op} | {size_str(size)} | {fmt_pm(bs, be, '{:.0f}')} | {fmt_pm(bs * size / 1e6, be * size / 1e6, '{:.0f}')} |")
+    md.append("")
+else:
+    md.append("Not run in this report.\n")
+    for goal, *_ in ISER_GOALS:
+        goals.append((goal, "not run", "-"))
 
 # ---------------------------------------------------------------- goals and bounds
 g = ["## Goals\n", "| goal | measured (ratio, or size) | |", "|---|---|---|"]
