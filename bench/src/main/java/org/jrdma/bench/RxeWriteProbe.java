@@ -95,7 +95,7 @@ public final class RxeWriteProbe {
      * {@code (after - before) / msgs / unit} of each thread role (the threads' names without their id and a device's
      * hex suffix, summed), those of at least {@code min}; the total of all threads under the key "".
      */
-    private static java.util.Map<String, Double> perMessage(java.util.Map<String, Long> before,
+    static java.util.Map<String, Double> perMessage(java.util.Map<String, Long> before,
             java.util.Map<String, Long> after, long msgs, double unit, double min) {
         java.util.Map<String, Double> per = new java.util.TreeMap<>();
         double all = 0;

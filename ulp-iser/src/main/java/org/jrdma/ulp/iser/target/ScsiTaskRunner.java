@@ -31,6 +31,7 @@ import org.jrdma.ulp.iser.scsi.ScsiTask;
 final class ScsiTaskRunner {
     private static final Logger LOG = Logger.getLogger(ScsiTaskRunner.class.getName());
     private static final byte[] NO_DATA = new byte[0];
+    private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
     private static final int SENSE_HARDWARE_ERROR = 0x04;
     private static final int SENSE_ILLEGAL_REQUEST = 0x05;
     private static final int ASC_INVALID_FIELD_IN_CDB = 0x24;
@@ -142,7 +143,6 @@ final class ScsiTaskRunner {
             out = CompletableFuture.failedFuture(e); // a transport that throws instead of failing the stage
         }
         out.thenApplyAsync(ignored -> execute(), worker)
-                .thenCompose(this::dataIn)
                 .whenComplete((result, error) -> {
                     if (error != null) {
                         // Aborted, or the connection is going down (an RDMA op failed or was flushed).
@@ -151,7 +151,7 @@ final class ScsiTaskRunner {
                         return;
                     }
                     try {
-                        respond(result);
+                        respond(result, dataIn(result));
                     } catch (RuntimeException e) {
                         // A bug: a stage would swallow it and the buffer stay taken.
                         counters.increment(TargetCounter.INTERNAL_ERRORS);
@@ -219,19 +219,28 @@ final class ScsiTaskRunner {
         return result;
     }
 
-    /** A READ's data, min(dataInLength, EDTL) bytes, by RDMA WRITE to the read STag. */
-    private CompletionStage<ScsiResult> dataIn(ScsiResult result) {
+    /**
+     * A READ's data, min(dataInLength, EDTL) bytes, by RDMA WRITE to the read STag. The response does not wait for
+     * it (isert_put_datain posts both at once): on RC the SEND posted after the WRITE is delivered only after the
+     * WRITE's data is placed, and a failed WRITE flushes the SEND.
+     */
+    private CompletionStage<Void> dataIn(ScsiResult result) {
         int n = cmd.read() ? Math.min(Math.max(result.dataInLength(), 0), cmd.edtl()) : 0;
         if (n == 0 || aborted.get()) {
-            return CompletableFuture.completedFuture(result);
+            return DONE;
         }
-        return conn.connection().rdmaWrite(buffer, 0, n, iser.readStag(), iser.readVa()).thenApply(v -> result);
+        return conn.connection().rdmaWrite(buffer, 0, n, iser.readStag(), iser.readVa());
     }
 
     private void respond(ScsiResult result) {
+        respond(result, DONE);
+    }
+
+    /** The SCSI Response; the task ends (its buffer freed) once it and {@code data}, the data-in WRITE, are done. */
+    private void respond(ScsiResult result, CompletionStage<Void> data) {
         if (aborted.get()) {
             counters.increment(TargetCounter.ABORTED);
-            end();
+            data.whenComplete((v, e) -> end());
             return;
         }
         int edtl = cmd.edtl();
@@ -246,9 +255,18 @@ final class ScsiTaskRunner {
             counters.add(TargetCounter.READ_BYTES, sent);
             counters.add(TargetCounter.WRITE_BYTES, taken);
         }
-        conn.sendStatus(sn -> new ScsiResponse(false, false, overflow, underflow, 0, result.status(), cmd.itt(), 0,
-                sn, 0, 0, residual), senseSegment(result.sense()), invalidateStag())
-                .whenComplete((v, e) -> end());
+        CompletionStage<Void> status = conn.sendStatus(sn -> new ScsiResponse(false, false, overflow, underflow, 0,
+                result.status(), cmd.itt(), 0, sn, 0, 0, residual), senseSegment(result.sense()), invalidateStag());
+        if (data == DONE) {
+            status.whenComplete((v, e) -> end());
+            return;
+        }
+        data.whenComplete((v, e) -> {
+            if (e != null) {
+                counters.increment(TargetCounter.ABORTED); // the connection is going down; the status is flushed
+            }
+            status.whenComplete((v2, e2) -> end());
+        });
     }
 
     /** The STag isert invalidates with the response: the read STag, else the write STag (0: plain SEND). */
