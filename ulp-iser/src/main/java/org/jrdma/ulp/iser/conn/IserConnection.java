@@ -29,6 +29,16 @@ public interface IserConnection extends AutoCloseable {
     /** RDMA WRITE of {@code length} bytes of {@code local} at {@code offset} to the peer's (stag, va). */
     CompletionStage<Void> rdmaWrite(IserBuffer local, int offset, int length, int stag, long va);
 
+    /**
+     * {@link #rdmaWrite} that a {@link #send} or {@link #sendWithInvalidate} the caller posts next on this connection
+     * follows (isert's data-in and its SCSI Response): the transport may post it unsignalled, as Linux does, its stage
+     * then completing with that SEND's completion (or failing with the connection). A caller that ends up not sending
+     * leaves the stage pending until the next completion or the connection's end.
+     */
+    default CompletionStage<Void> rdmaWriteBeforeSend(IserBuffer local, int offset, int length, int stag, long va) {
+        return rdmaWrite(local, offset, length, stag, va);
+    }
+
     /** Registered memory of this connection's PD: data buffers whose STags the peer may be told. */
     IserBufferPool buffers();
 

@@ -134,6 +134,14 @@ public final class RdmaIserConnection implements IserConnection {
         return post(rdma(WrOpcode.RDMA_WRITE, local, offset, length, stag, va));
     }
 
+    /** Unsignalled: the SEND that follows completes it (one CQE and one wake-up fewer per READ command). */
+    @Override
+    public CompletionStage<Void> rdmaWriteBeforeSend(IserBuffer local, int offset, int length, int stag, long va) {
+        WrOp op = rdma(WrOpcode.RDMA_WRITE, local, offset, length, stag, va);
+        op.unsignaled = true;
+        return post(op);
+    }
+
     private static WrOp rdma(WrOpcode op, IserBuffer local, int offset, int length, int stag, long va) {
         if (offset < 0 || length < 0 || (long) offset + length > local.capacity()) {
             throw new IllegalArgumentException(op + " of " + length + " bytes at " + offset + " of a "

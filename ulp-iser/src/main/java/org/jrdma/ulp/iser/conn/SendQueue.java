@@ -18,7 +18,9 @@ import org.jrdma.ib.core.WorkCompletion;
  * order (an RDMA WRITE before the SCSI Response SEND that follows it), chained into one {@code postSend} per
  * batch, by whichever thread finds the queue idle ("work in progress" counter: no thread ever waits for another,
  * and none holds a lock across a post). A full send queue or no free send buffer leaves the rest queued until
- * completions free them: a WR is never refused nor lost. Every WR is signalled: each has a stage to complete.
+ * completions free them: a WR is never refused nor lost. Every WR is signalled but those the caller marked
+ * {@link WrOp#unsignaled} (a data-in RDMA WRITE its response SEND follows, as isert and ib_iser signal only
+ * what they must): a completion completes its WR and every WR posted before it, in posting order.
  */
 final class SendQueue {
     private final QueuePair qp;
@@ -35,6 +37,8 @@ final class SendQueue {
     private final AtomicInteger outstanding = new AtomicInteger();
     /** Written only by the draining thread (one at a time, ordered by {@link #wip}). */
     private long postSeq;
+    /** The wrId of the oldest posted WR not yet completed; only the completion thread moves it. */
+    private long completedSeq;
     private volatile String closed;
 
     SendQueue(QueuePair qp, SendBuffers buffers, int depth, IserCounters counters, Consumer<String> onPostError) {
@@ -117,7 +121,7 @@ final class SendQueue {
         if (outstanding.get() >= depth || inflight.get(slot) != null) {
             return null;
         }
-        SendWr wr = wrs[slot].wrId(postSeq).next(null).opcode(op.opcode).sendFlags(SendFlags.SIGNALED);
+        SendWr wr = wrs[slot].wrId(postSeq).next(null).opcode(op.opcode).sendFlags(op.unsignaled ? 0 : SendFlags.SIGNALED);
         if (op.isSend()) {
             SendBuffers.Buffer b = buffers.take();
             if (b == null) {
@@ -138,6 +142,7 @@ final class SendQueue {
             sgl[0].addr(op.local.va() + op.offset).length(op.length).lkey(op.local.lkey());
             wr.sgList(sgl).invalidateRkey(0).remote(op.va, op.rkey);
         }
+        op.seq = postSeq;
         inflight.set(slot, op);
         outstanding.incrementAndGet();
         postSeq++;
@@ -160,16 +165,28 @@ final class SendQueue {
         }
     }
 
-    /** A completion of this queue (wrId without the receive tag): completes its stage. */
+    /**
+     * A completion of this queue (wrId without the receive tag): completes its stage, and first those of the
+     * unsignalled WRs posted before it (they succeeded: a WR in error has a completion of its own, which came first).
+     */
     void complete(WorkCompletion wc) {
-        WrOp op = inflight.get((int) (wc.wrId() % depth));
+        long id = wc.wrId();
+        for (; completedSeq < id; completedSeq++) {
+            WrOp earlier = inflight.get((int) (completedSeq % depth));
+            if (earlier != null && earlier.seq == completedSeq) {
+                count(earlier);
+                release(completedSeq, null);
+            }
+        }
+        completedSeq = Math.max(completedSeq, id + 1);
+        WrOp op = inflight.get((int) (id % depth));
         if (op == null) {
             return;
         }
         if (wc.status() == WcStatus.SUCCESS) {
             count(op);
         }
-        release(wc.wrId(), wc.status() == WcStatus.SUCCESS ? null : wc.status().name());
+        release(id, wc.status() == WcStatus.SUCCESS ? null : wc.status().name());
     }
 
     private void count(WrOp op) {

@@ -15,6 +15,13 @@ final class WrOp {
     final int rkey;
     final long va;
     final CompletableFuture<Void> done = new CompletableFuture<>();
+    /**
+     * Posted without IB_SEND_SIGNALED: a signalled WR the caller posts after it will complete it (RC completes a
+     * send queue in order; an error or a flush is reported for every WR, signalled or not).
+     */
+    boolean unsignaled;
+    /** Its wrId once posted (the send queue's posting sequence number). */
+    long seq = -1;
     /** The send buffer a SEND was encoded into while posted, or null. */
     SendBuffers.Buffer sendBuffer;
 

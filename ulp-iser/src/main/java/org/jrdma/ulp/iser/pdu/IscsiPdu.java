@@ -27,7 +27,7 @@ public record IscsiPdu(IscsiHeader header, List<Ahs> ahs, byte[] data) {
 
     public IscsiPdu {
         ahs = List.copyOf(ahs);
-        if (ahs.stream().mapToInt(Ahs::wireLength).sum() > MAX_AHS) {
+        if (ahsLength(ahs) > MAX_AHS) {
             throw new IllegalArgumentException("AHSs over " + MAX_AHS + " bytes");
         }
         if (data.length > MAX_DATA_SEGMENT) {
@@ -41,6 +41,15 @@ public record IscsiPdu(IscsiHeader header, List<Ahs> ahs, byte[] data) {
 
     public IscsiOpcode opcode() {
         return header.opcode();
+    }
+
+    /** The AHSs' bytes on the wire (a loop, not a stream: this runs several times per PDU on the I/O path). */
+    private static int ahsLength(List<Ahs> ahs) {
+        int n = 0;
+        for (int i = 0; i < ahs.size(); i++) {
+            n += ahs.get(i).wireLength();
+        }
+        return n;
     }
 
     /** {@code length} rounded up to 4. */
@@ -82,14 +91,14 @@ public record IscsiPdu(IscsiHeader header, List<Ahs> ahs, byte[] data) {
 
     /** The bytes a PDU takes on the wire, padding included. */
     public int wireLength() {
-        return Bhs.LENGTH + ahs.stream().mapToInt(Ahs::wireLength).sum() + padded(data.length);
+        return Bhs.LENGTH + ahsLength(ahs) + padded(data.length);
     }
 
     /** The BHS with the framing fields filled in. */
     public Bhs bhs() {
         Bhs bhs = Bhs.empty();
         header.encode(bhs);
-        bhs.totalAhsLength(ahs.stream().mapToInt(Ahs::wireLength).sum() / 4);
+        bhs.totalAhsLength(ahsLength(ahs) / 4);
         bhs.dataSegmentLength(data.length);
         return bhs;
     }

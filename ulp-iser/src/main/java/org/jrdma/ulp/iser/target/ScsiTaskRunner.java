@@ -229,7 +229,7 @@ final class ScsiTaskRunner {
         if (n == 0 || aborted.get()) {
             return DONE;
         }
-        return conn.connection().rdmaWrite(buffer, 0, n, iser.readStag(), iser.readVa());
+        return conn.connection().rdmaWriteBeforeSend(buffer, 0, n, iser.readStag(), iser.readVa());
     }
 
     private void respond(ScsiResult result) {

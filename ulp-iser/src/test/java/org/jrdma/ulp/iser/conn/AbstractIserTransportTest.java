@@ -189,6 +189,37 @@ abstract class AbstractIserTransportTest {
     }
 
     /**
+     * isert's data-in: an unsignalled RDMA WRITE, then the response SEND; the SEND's completion completes the WRITE's
+     * stage first. More rounds than the send queue has slots: the WRITEs' slots are freed with the SENDs'.
+     */
+    @Test
+    void unsignalledDataInWriteCompletesWithTheSendAfterIt() throws Exception {
+        RdmaIserConnection[] c = connect();
+        int len = 64 << 10;
+        int rounds = 100;
+        byte[] data = random(len, 4);
+        try (IserBuffer tgtBuf = c[1].buffers().allocate(len); IserBuffer iniRead = c[0].buffers().allocate(len)) {
+            tgtBuf.buffer().put(data);
+            for (int i = 0; i < rounds; i++) {
+                tgtBuf.buffer().put(0, (byte) i);
+                CompletableFuture<Void> w = c[1].rdmaWriteBeforeSend(tgtBuf, 0, len, iniRead.rkey(), iniRead.va())
+                        .toCompletableFuture();
+                await(c[1].send(nopIn(i, new byte[0])));
+                assertTrue(w.isDone() && !w.isCompletedExceptionally(), "the WRITE completed with the SEND after it");
+                assertEquals(i, ((NopIn) initiatorInbox.next().pdu().header()).itt());
+                assertEquals((byte) i, iniRead.buffer().get(0), "the WRITE's data is there when its SEND arrives");
+            }
+            byte[] got = new byte[len];
+            iniRead.buffer().get(got);
+            data[0] = (byte) (rounds - 1);
+            assertArrayEquals(data, got);
+        }
+        assertEquals((long) rounds, c[1].counters().get(IserCounter.RDMA_WRITES));
+        assertEquals((long) rounds * len, c[1].counters().get(IserCounter.WRITE_BYTES));
+        assertEquals((long) rounds, c[1].counters().get(IserCounter.SENDS));
+    }
+
+    /**
      * An initiator that clears ISER_SEND_W_INV_NOT_SUP gets SEND_WITH_INV: the target invalidates the rkey of a
      * fast-registration MR (as Linux ib_iser registers per task) with the response.
      */
