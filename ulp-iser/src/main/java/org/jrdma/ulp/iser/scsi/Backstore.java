@@ -30,6 +30,14 @@ public interface Backstore extends AutoCloseable {
     /** SYNCHRONIZE CACHE: written data on stable storage. */
     void flush() throws IOException;
 
+    /**
+     * Whether reads and writes may wait (a file, a device): the target then runs its commands on a worker thread,
+     * else on the thread that has the command, saving a hand-off per command (memory).
+     */
+    default boolean mayBlock() {
+        return true;
+    }
+
     /** Whether discard frees space (LBPU/LBPWS in VPD 0xb2). */
     boolean thinProvisioned();
 

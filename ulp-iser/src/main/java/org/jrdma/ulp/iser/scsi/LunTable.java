@@ -73,6 +73,14 @@ public final class LunTable implements ScsiExecutor {
         };
     }
 
+    /** A LUN that does not exist answers from memory; one that does, as its backstore says. */
+    @Override
+    public boolean mayBlock(long lun) {
+        int number = decodeLun(lun);
+        ScsiLun l = number < 0 ? null : luns.get(number);
+        return l != null && l.backstore().mayBlock();
+    }
+
     @Override
     public ScsiResult execute(ScsiTask task) {
         byte[] bytes = task.cdb();

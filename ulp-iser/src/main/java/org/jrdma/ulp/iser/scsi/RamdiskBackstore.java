@@ -107,6 +107,12 @@ public final class RamdiskBackstore extends AbstractBackstore {
         // memory is as stable as it gets
     }
 
+    /** Memory: a command never waits (LIO's rd runs in the submitter's context too). */
+    @Override
+    public boolean mayBlock() {
+        return false;
+    }
+
     @Override
     public boolean thinProvisioned() {
         return true;

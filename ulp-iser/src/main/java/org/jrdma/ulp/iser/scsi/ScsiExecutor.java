@@ -16,4 +16,9 @@ public interface ScsiExecutor {
     /** LUN RESET: aborts nothing (commands run synchronously) but clears unit attentions and reservations. */
     default void lunReset(long lun) {
     }
+
+    /** Whether a command to {@code lun} may wait on I/O (see {@link Backstore#mayBlock()}); unknown: yes. */
+    default boolean mayBlock(long lun) {
+        return true;
+    }
 }

@@ -23,7 +23,7 @@ import org.jrdma.ulp.iser.scsi.ScsiTask;
 /**
  * One SCSI command's life over iSER (isert {@code isert_handle_scsi_cmd} .. {@code isert_put_response}):
  * a registered buffer for its data, a WRITE's immediate data copied in and the rest pulled by RDMA READ from the
- * write STag, the CDB run on the LUNs on a worker thread (a fileio backstore blocks), a READ's data pushed by
+ * write STag, the CDB run on the LUNs (on a worker thread when the LUN may block: fileio), a READ's data pushed by
  * RDMA WRITE to the read STag (never more than EDTL), then the SCSI Response, by SEND_WITH_INV of the
  * initiator's STag when it allows it. Each stage runs only if the task was not aborted; the buffer is freed
  * exactly once when the task ends, whichever way.
@@ -142,7 +142,9 @@ final class ScsiTaskRunner {
         } catch (RuntimeException e) {
             out = CompletableFuture.failedFuture(e); // a transport that throws instead of failing the stage
         }
-        out.thenApplyAsync(ignored -> execute(), worker)
+        // a CDB that may block runs on a worker; one on memory where its data is (the completion thread)
+        Executor ex = session.luns().mayBlock(cmd.lun()) ? worker : Runnable::run;
+        out.thenApplyAsync(ignored -> execute(), ex)
                 .whenComplete((result, error) -> {
                     if (error != null) {
                         // Aborted, or the connection is going down (an RDMA op failed or was flushed).

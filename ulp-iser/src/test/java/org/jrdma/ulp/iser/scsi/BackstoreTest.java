@@ -3,6 +3,7 @@ package org.jrdma.ulp.iser.scsi;
 import static org.jrdma.ulp.iser.scsi.Scsi.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,6 +40,22 @@ class BackstoreTest {
         ByteBuffer first = ByteBuffer.allocate(512);
         store.read(0, first);
         assertArrayEquals(pattern(512, 1), first.array(), "earlier writes stay");
+    }
+
+    /** The target runs a ramdisk LUN's commands where they arrive and a fileio LUN's on a worker. */
+    @Test
+    void onlyFileioLunsMayBlock() {
+        LunTable rd = Stores.RAMDISK.table(dir, MIB, false);
+        LunTable fd = Stores.FILEIO.table(dir, MIB, false);
+        assertFalse(rd.mayBlock(LunTable.encodeLun(0)));
+        assertTrue(fd.mayBlock(LunTable.encodeLun(0)));
+        assertFalse(fd.mayBlock(LunTable.encodeLun(5)), "a missing LUN answers from memory");
+        assertTrue(new ScsiExecutor() {
+            @Override
+            public ScsiResult execute(ScsiTask task) {
+                return null;
+            }
+        }.mayBlock(0), "an executor that does not say may block");
     }
 
     @Test
