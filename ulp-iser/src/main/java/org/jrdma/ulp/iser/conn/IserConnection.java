@@ -30,6 +30,15 @@ public interface IserConnection extends AutoCloseable {
     CompletionStage<Void> rdmaWrite(IserBuffer local, int offset, int length, int stag, long va);
 
     /**
+     * {@link #send} of a PDU whose completion the caller does not wait for (ib_iser's SCSI commands: the response
+     * says it arrived): the transport may signal only every few such WRs, as ib_iser signals one command in
+     * ISER_SIGNAL_CMD_COUNT; the stage then completes late, with a later completion, or fails with the connection.
+     */
+    default CompletionStage<Void> sendUnsignaled(IserPdu pdu) {
+        return send(pdu);
+    }
+
+    /**
      * {@link #rdmaWrite} that a {@link #send} or {@link #sendWithInvalidate} the caller posts next on this connection
      * follows (isert's data-in and its SCSI Response): the transport may post it unsignalled, as Linux does, its stage
      * then completing with that SEND's completion (or failing with the connection). A caller that ends up not sending

@@ -134,6 +134,14 @@ public final class RdmaIserConnection implements IserConnection {
         return post(rdma(WrOpcode.RDMA_WRITE, local, offset, length, stag, va));
     }
 
+    /** Signalled one in a few (SendQueue): the SCSI Response tells the initiator its command arrived. */
+    @Override
+    public CompletionStage<Void> sendUnsignaled(IserPdu pdu) {
+        WrOp op = WrOp.send(pdu, false, 0);
+        op.unsignaled = true;
+        return post(op);
+    }
+
     /** Unsignalled: the SEND that follows completes it (one CQE and one wake-up fewer per READ command). */
     @Override
     public CompletionStage<Void> rdmaWriteBeforeSend(IserBuffer local, int offset, int length, int stag, long va) {

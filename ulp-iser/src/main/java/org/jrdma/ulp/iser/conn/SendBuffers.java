@@ -17,9 +17,11 @@ final class SendBuffers {
     private final MemoryRegion mr;
     private final ArrayBlockingQueue<Buffer> free;
     private final int length;
+    private final int count;
 
     SendBuffers(ProtectionDomain pd, int count, int length) {
         this.length = length;
+        this.count = count;
         ByteBuffer slab = ByteBuffer.allocateDirect(count * length);
         mr = pd.regMr(slab, Access.LOCAL_WRITE);
         free = new ArrayBlockingQueue<>(count);
@@ -32,6 +34,11 @@ final class SendBuffers {
 
     int length() {
         return length;
+    }
+
+    /** How many buffers there are. */
+    int count() {
+        return count;
     }
 
     /** A free buffer, or null when every one is on the wire. */

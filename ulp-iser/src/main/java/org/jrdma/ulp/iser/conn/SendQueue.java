@@ -19,8 +19,11 @@ import org.jrdma.ib.core.WorkCompletion;
  * batch, by whichever thread finds the queue idle ("work in progress" counter: no thread ever waits for another,
  * and none holds a lock across a post). A full send queue or no free send buffer leaves the rest queued until
  * completions free them: a WR is never refused nor lost. Every WR is signalled but those the caller marked
- * {@link WrOp#unsignaled} (a data-in RDMA WRITE its response SEND follows, as isert and ib_iser signal only
- * what they must): a completion completes its WR and every WR posted before it, in posting order.
+ * {@link WrOp#unsignaled} (a data-in RDMA WRITE its response SEND follows, an initiator's SCSI Command: isert and
+ * ib_iser signal only what they must), of which one in {@link #signalEvery} is signalled anyway so that the slots
+ * and send buffers of a run of them come back; a completion completes its WR and every WR posted before it, in
+ * posting order. At most {@code signalEvery - 1} unsignalled WRs wait for a later completion, holding fewer send
+ * buffers than there are.
  */
 final class SendQueue {
     private final QueuePair qp;
@@ -37,6 +40,9 @@ final class SendQueue {
     private final AtomicInteger outstanding = new AtomicInteger();
     /** Written only by the draining thread (one at a time, ordered by {@link #wip}). */
     private long postSeq;
+    /** Unsignalled WRs in a row since the last signalled one (the draining thread's). */
+    private int unsignaledRun;
+    private final int signalEvery;
     /** The wrId of the oldest posted WR not yet completed; only the completion thread moves it. */
     private long completedSeq;
     private volatile String closed;
@@ -47,6 +53,7 @@ final class SendQueue {
         this.depth = depth;
         this.counters = counters;
         this.onPostError = onPostError;
+        signalEvery = Math.max(1, Math.min(depth, buffers.count()) / 4);
         inflight = new AtomicReferenceArray<>(depth);
         wrs = new SendWr[depth];
         rdmaSgl = new Sge[depth][];
@@ -121,7 +128,7 @@ final class SendQueue {
         if (outstanding.get() >= depth || inflight.get(slot) != null) {
             return null;
         }
-        SendWr wr = wrs[slot].wrId(postSeq).next(null).opcode(op.opcode).sendFlags(op.unsignaled ? 0 : SendFlags.SIGNALED);
+        SendWr wr = wrs[slot].wrId(postSeq).next(null).opcode(op.opcode);
         if (op.isSend()) {
             SendBuffers.Buffer b = buffers.take();
             if (b == null) {
@@ -142,6 +149,11 @@ final class SendQueue {
             sgl[0].addr(op.local.va() + op.offset).length(op.length).lkey(op.local.lkey());
             wr.sgList(sgl).invalidateRkey(0).remote(op.va, op.rkey);
         }
+        boolean signaled = !op.unsignaled || ++unsignaledRun >= signalEvery;
+        if (signaled) {
+            unsignaledRun = 0;
+        }
+        wr.sendFlags(signaled ? SendFlags.SIGNALED : 0);
         op.seq = postSeq;
         inflight.set(slot, op);
         outstanding.incrementAndGet();

@@ -176,7 +176,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
                 continue;
             }
             int itt = tasks.start(t);
-            conn.send(t.command(params, itt, window.nextCommand()));
+            conn.sendUnsignaled(t.command(params, itt, window.nextCommand())); // the response tells it arrived
         }
     }
 

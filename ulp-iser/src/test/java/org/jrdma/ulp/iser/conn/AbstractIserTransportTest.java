@@ -152,6 +152,26 @@ abstract class AbstractIserTransportTest {
         assertTrue(c[0].counters().get(IserCounter.SQ_QUEUED) > 0, "the send queue (72) overflowed into the queue");
     }
 
+    /**
+     * ib_iser's SCSI Commands: SENDs signalled one in a few. More of them than send buffers and SQ slots arrive in
+     * order, none stuck: the signalled ones bring back the slots and buffers of those before them.
+     */
+    @Test
+    void unsignalledSendsOverflowTheSendQueueAndAllComplete() throws Exception {
+        RdmaIserConnection[] c = connect();
+        CompletableFuture<?>[] all = new CompletableFuture<?>[500];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = c[0].sendUnsignaled(nopOut(i, new byte[] {(byte) i, 1, 2, 3})).toCompletableFuture();
+        }
+        for (int i = 0; i < all.length; i++) {
+            assertEquals(i, ((NopOut) targetInbox.next().pdu().header()).itt(), "PDUs arrive in posting order");
+        }
+        await(c[0].send(nopOut(all.length, new byte[0]))); // signalled: every stage before it completes with it
+        CompletableFuture.allOf(all).get(10, TimeUnit.SECONDS);
+        assertEquals(501L, c[0].counters().get(IserCounter.SENDS));
+        assertTrue(c[0].counters().get(IserCounter.SQ_QUEUED) > 0, "more than the send queue was asked for");
+    }
+
     @Test
     void rdmaReadAndWriteOfOneMebibyteAreByteExact() throws Exception {
         RdmaIserConnection[] c = connect();
