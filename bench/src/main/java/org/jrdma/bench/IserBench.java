@@ -45,17 +45,24 @@ public class IserBench {
     static final int QD = 32;
     static final long LUN_BYTES = 64L << 20;
 
-    /** The fabric, the session and {@link #QD} slots, each with its own caller buffer. */
-    abstract static class Io {
+    /** The fabric, the session and {@link #QD} slots, each with its own caller buffer of {@code bs} bytes. */
+    public abstract static class Io {
         IserFabric fabric;
         final BlockingQueue<Integer> free = new ArrayBlockingQueue<>(QD);
         final ByteBuffer[] buffers = new ByteBuffer[QD];
         final AtomicReference<Throwable> failed = new AtomicReference<>();
 
-        void open(int bytes) throws Exception {
+        final int bs;
+
+        Io(int bs) {
+            this.bs = bs;
+        }
+
+        @Setup(Level.Trial)
+        public void setup() throws Exception {
             fabric = new IserFabric(LUN_BYTES);
             for (int i = 0; i < QD; i++) {
-                buffers[i] = ByteBuffer.allocateDirect(bytes);
+                buffers[i] = ByteBuffer.allocateDirect(bs);
                 free.add(i);
             }
         }
@@ -81,7 +88,8 @@ public class IserBench {
             });
         }
 
-        void close() throws InterruptedException {
+        @TearDown(Level.Trial)
+        public void close() throws InterruptedException {
             for (int i = 0; i < QD; i++) { // every I/O ended before the session goes
                 if (free.poll(30, TimeUnit.SECONDS) == null) {
                     break;
@@ -98,14 +106,8 @@ public class IserBench {
         public String rw;
         long next;
 
-        @Setup(Level.Trial)
-        public void setup() throws Exception {
-            open(BS);
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown() throws InterruptedException {
-            close();
+        public Seq() {
+            super(BS);
         }
     }
 
@@ -124,14 +126,8 @@ public class IserBench {
         static final int BS = 4096;
         final SplittableRandom random = new SplittableRandom(14);
 
-        @Setup(Level.Trial)
-        public void setup() throws Exception {
-            open(BS);
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown() throws InterruptedException {
-            close();
+        public Rand() {
+            super(BS);
         }
     }
 
