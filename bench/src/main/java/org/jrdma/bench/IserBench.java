@@ -77,7 +77,10 @@ public class IserBench {
             return slot;
         }
 
-        void issue(int slot, boolean read, long lba, int blocks) {
+        /** Waits for a free slot and issues its I/O of {@code bs} bytes at {@code lba}; the slot's number. */
+        int issue(boolean read, long lba) throws InterruptedException {
+            int slot = take();
+            int blocks = bs / IserFabric.BLOCK;
             ByteBuffer b = buffers[slot].clear();
             var io = read ? fabric.session.read(0, lba, blocks, b) : fabric.session.write(0, lba, blocks, b);
             io.whenComplete((v, t) -> {
@@ -86,6 +89,7 @@ public class IserBench {
                 }
                 free.add(slot);
             });
+            return slot;
         }
 
         @TearDown(Level.Trial)
@@ -114,10 +118,8 @@ public class IserBench {
     /** 1 MiB sequential READ or WRITE at queue depth 32 (wraps at the LUN's end). */
     @Benchmark
     public int seq(Seq s) throws InterruptedException {
-        int slot = s.take();
-        int blocks = Seq.BS / IserFabric.BLOCK;
-        s.issue(slot, s.rw.equals("READ"), s.next, blocks);
-        s.next = (s.next + blocks) % (LUN_BYTES / IserFabric.BLOCK);
+        int slot = s.issue(s.rw.equals("READ"), s.next);
+        s.next = (s.next + Seq.BS / IserFabric.BLOCK) % (LUN_BYTES / IserFabric.BLOCK);
         return slot;
     }
 
@@ -134,9 +136,6 @@ public class IserBench {
     /** 4 KiB random READ at queue depth 32. */
     @Benchmark
     public int randRead(Rand s) throws InterruptedException {
-        int slot = s.take();
-        int blocks = Rand.BS / IserFabric.BLOCK;
-        s.issue(slot, true, s.random.nextLong(LUN_BYTES / Rand.BS) * blocks, blocks);
-        return slot;
+        return s.issue(true, s.random.nextLong(LUN_BYTES / Rand.BS) * (Rand.BS / IserFabric.BLOCK));
     }
 }
