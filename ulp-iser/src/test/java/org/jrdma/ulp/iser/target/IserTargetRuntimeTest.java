@@ -111,6 +111,41 @@ class IserTargetRuntimeTest {
         }
     }
 
+    /** A ramdisk LUN's small command runs on the connection's thread; a large copy, and a fileio LUN, on a worker. */
+    @Test
+    void smallMemoryCommandsRunInlineAndLargeOnesOnAWorker() throws Exception {
+        List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+        org.jrdma.ulp.iser.scsi.LunTable luns = new org.jrdma.ulp.iser.scsi.LunTable(new java.util.TreeMap<>(
+                java.util.Map.of(0, new org.jrdma.ulp.iser.scsi.ScsiLun(
+                        new org.jrdma.ulp.iser.scsi.RamdiskBackstore("rd-inline", LUN_SIZE), false))));
+        org.jrdma.ulp.iser.scsi.ScsiExecutor recording = new org.jrdma.ulp.iser.scsi.ScsiExecutor() {
+            @Override
+            public org.jrdma.ulp.iser.scsi.ScsiResult execute(org.jrdma.ulp.iser.scsi.ScsiTask task) {
+                threads.add(Thread.currentThread().getName());
+                return luns.execute(task);
+            }
+
+            @Override
+            public boolean mayBlock(long lun) {
+                return luns.mayBlock(lun);
+            }
+        };
+        stop();
+        transport = new MemoryTransport();
+        runtime = TargetFixture.runtime(transport, new TestDirectory().add(ScriptedInitiator.TARGET, recording));
+        int small = ScsiTaskRunner.INLINE_MAX / BLOCK;
+        try (ScriptedInitiator ini = new ScriptedInitiator(transport, TestDirectory.PORTAL)) {
+            ini.login();
+            for (int blocks : new int[] {small, small + 1}) { // a buffer each: the response invalidates its STag
+                ini.read(ScriptedInitiator.read10(0, blocks), blocks * BLOCK, ini.buffer(blocks * BLOCK));
+                assertEquals(ScsiResponse.GOOD, ini.next(ScsiResponse.class).status());
+            }
+        }
+        assertEquals(2, threads.size());
+        assertFalse(threads.get(0).startsWith("iser-target-worker"), threads.get(0));
+        assertTrue(threads.get(1).startsWith("iser-target-worker"), threads.get(1));
+    }
+
     @Test
     void writeImmediateThenRdmaReadAndReadBackByteExact() throws Exception {
         int length = 32 * BLOCK;
