@@ -95,7 +95,7 @@ md.append(f"Written by `bench/run` on {time.strftime('%Y-%m-%d %H:%M %Z')}: **{c
           f"{platform.system()} {platform.release()}. Every figure is a ratio to its baseline measured in the same "
           "run on this machine (JMH, one fork each, `-Xms1g -Xmx1g`). ± is JMH's 99.9% confidence half-width; the "
           "error of a ratio is propagated from both. Raw JMH output: `loopback.json`, `rxe-bw.json`, "
-          "`rxe-bw-events.json`, `rxe-pingpong.json` (and `.txt`) beside this file.\n")
+          "`rxe-bw-events.json`, `rxe-pingpong.json`, `iser.json` (and `.txt`) beside this file.\n")
 stamps = []
 for part in ("loopback", "rxe", "memory", "iser"):
     sp = os.path.join(out, f"run-{part}.txt")
