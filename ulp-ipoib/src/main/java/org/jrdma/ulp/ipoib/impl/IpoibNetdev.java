@@ -114,6 +114,8 @@ public final class IpoibNetdev implements IpoibInterface {
             ud = new UdQp(device, client, port, qkey, cq -> wake());
             ud.postRecvAll();
             hwAddr = new HwAddr(0, ud.qpn(), gid);
+            wake(); // the first poll arms the CQ
+
         }
     }
 
