@@ -18,47 +18,18 @@ import java.util.concurrent.TimeUnit;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.LinkLayer;
 import org.jrdma.ib.core.testdriver.TestDriver;
-import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ulp.ipoib.IpoibInterface;
 import org.jrdma.ulp.ipoib.IpoibMode;
 import org.jrdma.ulp.ipoib.IpoibStats;
 import org.jrdma.ulp.ipoib.Neighbour;
 import org.jrdma.ulp.ipoib.OperState;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Datagram mode end to end on the managed loopback fabric: two single-port devices, the SM/SA on the first, ib0 on
  * it and ib1 on the second, 10.0.0.1/24 and 10.0.0.2/24.
  */
-class IpoibDatagramTest {
-    @RegisterExtension
-    final ManagedIbFabric ib = new ManagedIbFabric();
-    IpoibFixture f;
-    IbDevice a;
-    IbDevice b;
-    IpoibInterface ib0;
-    IpoibInterface ib1;
-
-    @BeforeEach
-    void up() throws InterruptedException {
-        a = ib.add(1);
-        b = ib.add(1);
-        ib.sweptBy(a, 0);
-        f = new IpoibFixture(ib).register();
-        ib0 = f.up("ib0");
-        ib1 = f.up("ib1");
-        ib0.addAddress(ip("10.0.0.1"), 24);
-        ib1.addAddress(ip("10.0.0.2"), 24);
-    }
-
-    @AfterEach
-    void down() {
-        f.close();
-    }
-
+class IpoibDatagramTest extends TwoInterfaces {
     @Test
     void anInterfacePerInfiniBandPortInOrderAndNoneOnRoce() throws InterruptedException {
         assertEquals(List.of("ib0", "ib1"), f.client.list().stream().map(IpoibInterface::name).toList());

@@ -19,41 +19,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.ResourceInfo;
 import org.jrdma.ib.core.spi.UnregisterReport;
-import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ulp.ipoib.IpoibInterface;
 import org.jrdma.ulp.ipoib.OperState;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Malformed packets from a raw UD QP, and interfaces removed under traffic: counted drops, nothing leaked. */
-class IpoibFaultsTest {
-    @RegisterExtension
-    final ManagedIbFabric ib = new ManagedIbFabric();
-    IpoibFixture f;
-    IbDevice a;
-    IbDevice b;
-    IpoibInterface ib0;
-    IpoibInterface ib1;
-
-    @BeforeEach
-    void up() throws InterruptedException {
-        a = ib.add(1);
-        b = ib.add(1);
-        ib.sweptBy(a, 0);
-        f = new IpoibFixture(ib).register();
-        ib0 = f.up("ib0");
-        ib1 = f.up("ib1");
-        ib0.addAddress(ip("10.0.0.1"), 24);
-        ib1.addAddress(ip("10.0.0.2"), 24);
-    }
-
-    @AfterEach
-    void down() {
-        f.close();
-    }
-
+class IpoibFaultsTest extends TwoInterfaces {
     static byte[] frame(int ethertype, byte[] body) {
         byte[] b = new byte[Encap.LEN + body.length];
         Encap.write(b, 0, ethertype);
