@@ -20,6 +20,8 @@ import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.Mtu;
 import org.jrdma.ib.core.PortState;
+import org.jrdma.ib.core.QpAttr;
+import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.mad.sa.MCMemberRecord;
 import org.jrdma.ib.mad.sa.PathRecord;
 import org.jrdma.ib.mad.sa.SaClient;
@@ -87,17 +89,33 @@ public final class IpoibNetdev implements IpoibInterface {
         });
     }
 
-    /** {@code ipoib_open}: waits for the port to be ACTIVE, then joins the broadcast group. */
+    /**
+     * {@code ipoib_open}: the UD QP to RTS with Q_Key 0 (so the hardware address has its QPN from the start), then,
+     * once the port is ACTIVE, the broadcast join.
+     */
     void open() {
         events = device.registerEventHandler(ev -> {
             if (ev.portNum() == port && ev.type() == EventType.PORT_ACTIVE) {
                 run(this::startIfActive);
             }
         });
-        run(this::startIfActive);
+        run(() -> {
+            ud = new UdQp(device, client, port, 0, cq -> wake());
+            ud.postRecvAll();
+            hwAddr = new HwAddr(0, ud.qpn(), gid);
+            wake(); // the first poll arms the CQ
+            startIfActive();
+        });
     }
 
     private boolean started;
+
+    /** After a port event ended the memberships: carrier off, paths gone, and the broadcast join again. */
+    void restart() {
+        carrierOff();
+        started = false;
+        startIfActive();
+    }
 
     private void startIfActive() {
         if (!started && device.queryPort(port).state() == PortState.ACTIVE) {
@@ -106,17 +124,11 @@ public final class IpoibNetdev implements IpoibInterface {
         }
     }
 
-    /** The broadcast group's record is here: the UD QP with its Q_Key, MTU from the group, receives posted. */
+    /** The broadcast group's record is here: its Q_Key on the QP ({@code set_qkey}), the MTU from the group. */
     void broadcastJoined(MCMemberRecord rec) {
         qkey = rec.qkey;
+        ud.qp.modify(new QpAttr().state(QpState.RTS).qkey(qkey));
         mtu = Math.min(Mtu.ofCode(rec.mtu).bytes(), device.queryPort(port).activeMtu().bytes()) - Encap.LEN;
-        if (ud == null) {
-            ud = new UdQp(device, client, port, qkey, cq -> wake());
-            ud.postRecvAll();
-            hwAddr = new HwAddr(0, ud.qpn(), gid);
-            wake(); // the first poll arms the CQ
-
-        }
     }
 
     void carrierOn() {

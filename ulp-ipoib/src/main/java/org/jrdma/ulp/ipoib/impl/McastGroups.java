@@ -115,7 +115,11 @@ final class McastGroups {
         } else if (g == broadcast && !create) {
             join(g, true); // no broadcast group yet: no partitions.conf made one, the first port does
         } else if (g == broadcast) {
-            dev.schedule(() -> join(g, false), backoffMs); // ipoib_mcast_join_task's backoff
+            dev.schedule(() -> {
+                if (g.join == mc) {
+                    join(g, false); // unless a reset started over meanwhile
+                }
+            }, backoffMs); // ipoib_mcast_join_task's backoff
             backoffMs = Math.min(backoffMs * 2, 16_000);
         } else {
             groups.remove(g.mgid, g);
@@ -147,14 +151,16 @@ final class McastGroups {
         }
     }
 
-    /** A port event ended the memberships (-ENETRESET): carrier off, everything detached, then joined again. */
+    /**
+     * A port event ended the memberships (-ENETRESET, {@code ipoib_ib_dev_flush}): carrier off, paths flushed,
+     * every group detached; the broadcast group is joined again once the port is ACTIVE, the others after it.
+     */
     private void reset() {
-        dev.carrierOff();
         for (Group g : all()) {
             release(g);
             g.join = null;
         }
-        joinBroadcast();
+        dev.restart();
     }
 
     /** Sends to a group: joined, or joining (queued), or not known (a send-only join starts). */

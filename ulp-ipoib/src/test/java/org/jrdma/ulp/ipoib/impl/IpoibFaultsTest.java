@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.PortModify;
+import org.jrdma.ib.core.PortState;
 import org.jrdma.ib.core.ResourceInfo;
 import org.jrdma.ib.core.spi.UnregisterReport;
 import org.jrdma.ulp.ipoib.IpoibInterface;
@@ -115,6 +117,26 @@ class IpoibFaultsTest extends TwoInterfaces {
 
     static List<ResourceInfo> leakedByIpoib(UnregisterReport r) {
         return r.leaked().stream().filter(i -> IpoibClient.NAME.equals(i.owner())).toList();
+    }
+
+    @Test
+    void aPortEventEndsTheMembershipsAndTheInterfaceJoinsAgainOnceActive() throws Exception {
+        byte[] p = Packets.icmpEcho("10.0.0.1", "10.0.0.2", 8, 1, 1, Packets.data(500, 1));
+        ib0.send(buf(p));
+        assertArrayEquals(p, f.next("ib1"));
+        int qpn = HwAddr.decode(ib1.hwAddr(), 0).qpn();
+        b.modifyPort(1, new PortModify().state(PortState.DOWN)); // PORT_ERR: the SA client ends b's joins
+        await(() -> ib1.state() == OperState.DOWN, "ib1 lost its carrier");
+        ib1.send(buf(Packets.icmpEcho("10.0.0.2", "10.0.0.1", 0, 1, 1, new byte[8])));
+        await(() -> drops(ib1, "tx_carrier") == 1, "no carrier: a counted drop");
+        ib.sm().sweepNow(); // the SM brings the port back to ACTIVE: PORT_ACTIVE, the broadcast join again
+        await(() -> ib1.state() == OperState.UP, "ib1 up again");
+        assertEquals(qpn, HwAddr.decode(ib1.hwAddr(), 0).qpn(), "the same UD QP, as Linux keeps it");
+        byte[] back = Packets.icmpEcho("10.0.0.2", "10.0.0.1", 0, 1, 2, Packets.data(500, 2));
+        ib1.send(buf(back));
+        assertArrayEquals(back, f.next("ib0"), "a new path after the flush");
+        ib0.send(buf(p));
+        assertArrayEquals(p, f.next("ib1"));
     }
 
     @Test
