@@ -6,10 +6,10 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -82,11 +82,14 @@ public final class IpoibNetdev implements IpoibInterface {
         this.broadcast = HwAddr.broadcast(pkey);
         this.mcast = new McastGroups(this, broadcast.gid());
         this.hwAddr = new HwAddr(0, 0, gid);
-        this.exec = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "ipoib-" + name);
             t.setDaemon(true);
             return t;
         });
+        e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // ARP and join timers end with the interface
+        e.setRemoveOnCancelPolicy(true);
+        this.exec = e;
     }
 
     /**
@@ -159,7 +162,16 @@ public final class IpoibNetdev implements IpoibInterface {
     public void send(ByteBuffer ipPacket) {
         byte[] p = new byte[ipPacket.remaining()];
         ipPacket.get(p);
-        if (!run(() -> xmit(p))) {
+        try {
+            // not through guarded(): a packet queued just before the teardown is counted, not lost silently
+            exec.execute(() -> {
+                if (closing) {
+                    counters.drop(Drop.TX_REMOVED);
+                } else {
+                    guarded(() -> xmit(p));
+                }
+            });
+        } catch (RejectedExecutionException e) {
             counters.drop(Drop.TX_REMOVED);
         }
     }
@@ -276,7 +288,7 @@ public final class IpoibNetdev implements IpoibInterface {
         } catch (Exception e) {
             LOG.log(System.Logger.Level.WARNING, name + ": teardown did not finish: " + e);
         }
-        exec.shutdownNow();
+        exec.shutdown(); // sends queued meanwhile still run, and are counted as tx_removed
         try {
             exec.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
