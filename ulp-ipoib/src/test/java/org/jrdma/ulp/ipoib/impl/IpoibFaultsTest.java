@@ -23,6 +23,7 @@ import org.jrdma.ib.core.ResourceInfo;
 import org.jrdma.ib.core.spi.UnregisterReport;
 import org.jrdma.ulp.ipoib.IpoibInterface;
 import org.jrdma.ulp.ipoib.IpoibStats;
+import org.jrdma.ulp.ipoib.Neighbour;
 import org.jrdma.ulp.ipoib.OperState;
 import org.junit.jupiter.api.Test;
 
@@ -151,6 +152,17 @@ class IpoibFaultsTest extends TwoInterfaces {
         assertArrayEquals(back, f.next("ib0"), "a new path after the flush");
         ib0.send(buf(p));
         assertArrayEquals(p, f.next("ib1"));
+    }
+
+    @Test
+    void aPathQueryWithoutAnSaTimesOutIntoCountedDrops() throws Exception {
+        ib.stopSm(); // the SA goes with it; the switch keeps its multicast table, so ARP still floods
+        ib0.send(buf(Packets.icmpEcho("10.0.0.1", "10.0.0.2", 8, 1, 1, new byte[8])));
+        await(() -> drops(ib1, "tx_no_path") >= 1, "ib1's ARP reply waited for a path the SA never gave");
+        await(() -> drops(ib0, "tx_unresolved") == 1, "ib0 never heard the reply");
+        assertEquals(Neighbour.State.FAILED, ib0.neighbours().get(0).state());
+        assertEquals(Neighbour.State.REACHABLE, ib1.neighbours().get(0).state(), "ib1 learned ib0 from the request");
+        assertEquals(OperState.UP, ib1.state());
     }
 
     @Test
