@@ -34,6 +34,9 @@ public interface IpoibInterface {
 
     int mtu();
 
+    /** {@code tx_queue_len}: twice the send ring, as Linux's ipoib sets it ({@code ip link}'s {@code qlen}). */
+    int txQueueLen();
+
     IpoibMode mode();
 
     OperState state();

@@ -22,11 +22,18 @@ public final class IpoibClient implements IbClient, IpoibInterfaces {
     public static final String NAME = "ipoib";
 
     private final SaClient sa;
+    private final QueueSizes sizes;
     private final List<IpoibNetdev> netdevs = new CopyOnWriteArrayList<>();
     private final AtomicInteger ifindex = new AtomicInteger();
 
     public IpoibClient(SaClient sa) {
+        this(sa, 128, 256);
+    }
+
+    /** With ib_ipoib's {@code send_queue_size} and {@code recv_queue_size} (adjusted as Linux does). */
+    public IpoibClient(SaClient sa, int sendQueueSize, int recvQueueSize) {
         this.sa = sa;
+        this.sizes = QueueSizes.of(sendQueueSize, recvQueueSize);
     }
 
     @Override
@@ -49,7 +56,7 @@ public final class IpoibClient implements IbClient, IpoibInterfaces {
     }
 
     private synchronized IpoibNetdev create(IbDevice device, int port) {
-        IpoibNetdev d = new IpoibNetdev(this, sa, device, port, freeName(), ifindex.incrementAndGet());
+        IpoibNetdev d = new IpoibNetdev(this, sa, device, port, freeName(), ifindex.incrementAndGet(), sizes);
         netdevs.add(d);
         return d;
     }

@@ -11,13 +11,17 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.Designate;
 
 /**
  * The ipoib module: registers {@link IpoibClient} with ib-core while the SA client is there, and publishes the
- * interfaces. Stopping the bundle removes every interface (ib-core calls {@code remove} per device).
+ * interfaces. Configuration {@value #PID} (optional): the ring sizes, as ib_ipoib's module parameters. Stopping the bundle removes every interface (ib-core calls {@code remove} per device).
  */
-@Component(service = IpoibInterfaces.class)
+@Component(service = IpoibInterfaces.class, configurationPid = IpoibComponent.PID)
+@Designate(ocd = IpoibConfig.class)
 public class IpoibComponent implements IpoibInterfaces {
+    public static final String PID = "org.jrdma.ulp.ipoib";
+
     @Reference
     IbCore core;
     @Reference
@@ -26,8 +30,8 @@ public class IpoibComponent implements IpoibInterfaces {
     private IpoibClient client;
 
     @Activate
-    void activate() {
-        client = new IpoibClient(sa);
+    void activate(IpoibConfig config) {
+        client = new IpoibClient(sa, config.sendQueueSize(), config.recvQueueSize());
         core.registerClient(client);
     }
 

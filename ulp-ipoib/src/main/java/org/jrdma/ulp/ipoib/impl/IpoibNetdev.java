@@ -45,6 +45,7 @@ public final class IpoibNetdev implements IpoibInterface {
     static final int ENCAP_MTU_MAX = UdQp.IB_MTU - Encap.LEN;
 
     private final IbClient client;
+    private final QueueSizes sizes;
     private final IbDevice device;
     private final int port;
     private final String name;
@@ -69,9 +70,13 @@ public final class IpoibNetdev implements IpoibInterface {
     private volatile OperState state = OperState.DOWN;
     private volatile boolean closing;
     private volatile IpoibReceiver receiver;
+    /** The broadcast join has been started (on the interface's thread only). */
+    private boolean started;
 
-    IpoibNetdev(IbClient client, SaClient sa, IbDevice device, int port, String name, int ifindex) {
+    IpoibNetdev(IbClient client, SaClient sa, IbDevice device, int port, String name, int ifindex,
+            QueueSizes sizes) {
         this.client = client;
+        this.sizes = sizes;
         this.sa = sa;
         this.device = device;
         this.port = port;
@@ -103,15 +108,13 @@ public final class IpoibNetdev implements IpoibInterface {
             }
         });
         run(() -> {
-            ud = new UdQp(device, client, port, 0, cq -> wake());
+            ud = new UdQp(device, client, port, 0, sizes, cq -> wake());
             ud.postRecvAll();
             hwAddr = new HwAddr(0, ud.qpn(), gid);
             wake(); // the first poll arms the CQ
             startIfActive();
         });
     }
-
-    private boolean started;
 
     /** After a port event ended the memberships: carrier off, paths gone, and the broadcast join again. */
     void restart() {
@@ -396,6 +399,11 @@ public final class IpoibNetdev implements IpoibInterface {
     @Override
     public int pkey() {
         return pkey;
+    }
+
+    @Override
+    public int txQueueLen() {
+        return sizes.txQueueLen();
     }
 
     @Override

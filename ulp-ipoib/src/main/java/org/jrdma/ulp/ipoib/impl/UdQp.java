@@ -29,13 +29,11 @@ import org.jrdma.ib.core.WrOpcode;
 
 /**
  * The verbs side of one interface (Linux's {@code ipoib_transport_dev_init} and the rings of {@code ipoib_ib.c}): a
- * PD, one CQ, the UD QP with the broadcast group's Q_Key, a receive ring of {@value #RX_RING} slots (GRH + IB MTU)
- * and a send ring of {@value #TX_RING} slots, each ring in one registered buffer. Used only on the interface's
+ * PD, one CQ, the UD QP with the broadcast group's Q_Key, a receive ring of GRH + IB MTU slots and a send ring of
+ * IB MTU slots (sizes from {@link QueueSizes}), each ring in one registered buffer. Used only on the interface's
  * thread.
  */
 final class UdQp {
-    static final int RX_RING = 256; // IPOIB_RX_RING_SIZE
-    static final int TX_RING = 128; // IPOIB_TX_RING_SIZE
     static final int IB_MTU = 2048;
     static final int RX_SLOT = WcFlags.GRH_BYTES + IB_MTU;
     private static final long SEND_ID = 1L << 32;
@@ -43,8 +41,9 @@ final class UdQp {
     final ProtectionDomain pd;
     final CompletionQueue cq;
     final QueuePair qp;
-    private final ByteBuffer rxBuf = ByteBuffer.allocateDirect(RX_RING * RX_SLOT);
-    private final ByteBuffer txBuf = ByteBuffer.allocateDirect(TX_RING * IB_MTU);
+    private final QueueSizes sizes;
+    private final ByteBuffer rxBuf;
+    private final ByteBuffer txBuf;
     private final MemoryRegion rxMr;
     private final MemoryRegion txMr;
     private final ArrayDeque<Integer> freeTx = new ArrayDeque<>();
@@ -57,15 +56,18 @@ final class UdQp {
         void sent(WorkCompletion wc);
     }
 
-    UdQp(IbDevice dev, IbClient owner, int port, int qkey, CompletionHandler notify) {
+    UdQp(IbDevice dev, IbClient owner, int port, int qkey, QueueSizes sizes, CompletionHandler notify) {
+        this.sizes = sizes;
+        rxBuf = ByteBuffer.allocateDirect(sizes.recv() * RX_SLOT);
+        txBuf = ByteBuffer.allocateDirect(sizes.send() * IB_MTU);
         pd = dev.allocPd(owner);
         CompletionQueue c = null;
         QueuePair q = null;
         MemoryRegion r = null;
         try {
-            c = dev.createCq(owner, new CqInitAttr().cqe(RX_RING + TX_RING).compHandler(notify));
-            q = pd.createQp(new QpInitAttr().qpType(QpType.UD).cq(c).cap(new QpCap().maxSendWr(TX_RING)
-                    .maxRecvWr(RX_RING).maxSendSge(1).maxRecvSge(1)));
+            c = dev.createCq(owner, new CqInitAttr().cqe(sizes.recv() + sizes.send()).compHandler(notify));
+            q = pd.createQp(new QpInitAttr().qpType(QpType.UD).cq(c).cap(new QpCap().maxSendWr(sizes.send())
+                    .maxRecvWr(sizes.recv()).maxSendSge(1).maxRecvSge(1)));
             q.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(port).qkey(qkey));
             q.modify(new QpAttr().state(QpState.RTR));
             q.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
@@ -78,7 +80,7 @@ final class UdQp {
         cq = c;
         qp = q;
         rxMr = r;
-        for (int i = 0; i < TX_RING; i++) {
+        for (int i = 0; i < sizes.send(); i++) {
             freeTx.add(i);
         }
         for (int i = 0; i < wcs.length; i++) {
@@ -91,7 +93,7 @@ final class UdQp {
     }
 
     void postRecvAll() {
-        for (int i = 0; i < RX_RING; i++) {
+        for (int i = 0; i < sizes.recv(); i++) {
             postRecv(i);
         }
     }

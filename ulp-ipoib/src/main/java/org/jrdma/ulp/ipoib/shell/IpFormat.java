@@ -11,8 +11,6 @@ import org.jrdma.ulp.ipoib.OperState;
 
 /** iproute2's output lines for an IPoIB interface ({@code ipaddress.c}, {@code ipneigh.c}). */
 final class IpFormat {
-    /** Linux's {@code tx_queue_len} of an ipoib device: its send ring ({@code ipoib_sendq_size}, 128 by default). */
-    static final int QLEN = 128;
     static final int MIN_MTU = 68;
     static final int MAX_MTU = 65520;
 
@@ -23,12 +21,12 @@ final class IpFormat {
         return HexFormat.ofDelimiter(":").formatHex(a);
     }
 
-    /** {@code 1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP mode DEFAULT group default qlen 128}. */
+    /** {@code 1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP mode DEFAULT group default qlen 256}. */
     static String header(IpoibInterface i, boolean linkMode) {
         boolean carrier = i.state() == OperState.UP;
         String flags = carrier ? "BROADCAST,MULTICAST,UP,LOWER_UP" : "NO-CARRIER,BROADCAST,MULTICAST,UP";
         return i.ifindex() + ": " + i.name() + ": <" + flags + "> mtu " + i.mtu() + " qdisc mq state "
-                + (carrier ? "UP" : "DOWN") + (linkMode ? " mode DEFAULT" : "") + " group default qlen " + QLEN;
+                + (carrier ? "UP" : "DOWN") + (linkMode ? " mode DEFAULT" : "") + " group default qlen " + i.txQueueLen();
     }
 
     static String link(IpoibInterface i, boolean details) {

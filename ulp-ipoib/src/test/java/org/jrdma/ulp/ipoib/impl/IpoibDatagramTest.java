@@ -43,6 +43,9 @@ class IpoibDatagramTest extends TwoInterfaces {
         assertNotEquals(0, hw.qpn());
         assertEquals(0, hw.flags(), "datagram only: no IPOIB_FLAGS_RC");
         assertEquals(HwAddr.broadcast(0xffff), HwAddr.decode(ib0.broadcast(), 0));
+        assertEquals(256, ib0.txQueueLen());
+        assertTrue(a.resources().stream().anyMatch(r -> IpoibClient.NAME.equals(r.owner())
+                && r.summary().startsWith("cqe 384")), "one CQ for the 128 + 256 ring entries: " + a.resources());
 
         ib.core().registrar().register(new TestDriver(1, LinkLayer.ETHERNET, 0x0200000000000001L).registration("rxe%d"));
         IbDevice two = ib.add(2);

@@ -70,9 +70,9 @@ class IpTest {
         Run r = ip("link");
         assertEquals(0, r.status());
         assertEquals("1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP mode DEFAULT group default"
-                + " qlen 128\n    link/infiniband " + hw("ib0") + " brd " + BRD + "\n"
+                + " qlen 256\n    link/infiniband " + hw("ib0") + " brd " + BRD + "\n"
                 + "2: ib1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP mode DEFAULT group default"
-                + " qlen 128\n    link/infiniband " + hw("ib1") + " brd " + BRD + "\n", r.out());
+                + " qlen 256\n    link/infiniband " + hw("ib1") + " brd " + BRD + "\n", r.out());
         assertEquals(ip("link").out(), ip("l", "show").out(), "prefixes as iproute2's matches()");
     }
 
@@ -95,7 +95,7 @@ class IpTest {
         assertEquals(0, ip("addr", "add", "10.0.0.1/24", "dev", "ib0").status());
         Run r = ip("addr", "show", "dev", "ib0");
         assertTrue(r.out().startsWith("1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP group "
-                + "default qlen 128\n"), r.out());
+                + "default qlen 256\n"), r.out());
         assertTrue(r.out().endsWith("    inet 10.0.0.1/24 scope global ib0\n       valid_lft forever preferred_lft "
                 + "forever\n"), r.out());
         Run again = ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
