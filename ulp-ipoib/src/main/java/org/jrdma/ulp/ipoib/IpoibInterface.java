@@ -68,6 +68,11 @@ public interface IpoibInterface {
     /** Queues an IPv4 packet (starting with its IP header) for sending; the buffer's remaining bytes are copied. */
     void send(ByteBuffer ipPacket);
 
-    /** The receiver of IP packets (null: received packets are counted and dropped). */
+    /**
+     * The receiver of IP packets. Null: ICMP echo requests to the interface's addresses are answered (as the
+     * kernel does), everything else is counted and dropped ({@code rx_no_receiver}).
+     */
     void setReceiver(IpoibReceiver receiver);
+
+    IpoibReceiver receiver();
 }

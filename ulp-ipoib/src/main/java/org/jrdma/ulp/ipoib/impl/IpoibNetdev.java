@@ -179,7 +179,8 @@ public final class IpoibNetdev implements IpoibInterface {
         }
     }
 
-    private void xmit(byte[] p) {
+    /** {@code ipoib_start_xmit} for one IPv4 packet, on the interface's thread. */
+    void xmit(byte[] p) {
         if (p.length > mtu) {
             counters.drop(Drop.TX_OVERSIZE);
         } else if (p.length < 20 || (p[0] & 0xf0) != 0x40) {
@@ -356,7 +357,8 @@ public final class IpoibNetdev implements IpoibInterface {
         return paths.record(dgid);
     }
 
-    IpoibReceiver receiver() {
+    @Override
+    public IpoibReceiver receiver() {
         return receiver;
     }
 

@@ -75,6 +75,11 @@ final class RxPath implements UdQp.Handler {
             dev.counters().drop(Drop.RX_LENGTH);
             return;
         }
+        if (dev.receiver() == null && IcmpEcho.isRequest(body, total) && dev.isLocal(Ipv4.destination(body))) {
+            dev.counters().received(Encap.LEN + body.length, mcast);
+            dev.xmit(IcmpEcho.reply(body, total));
+            return;
+        }
         deliver(body, total, mcast);
     }
 

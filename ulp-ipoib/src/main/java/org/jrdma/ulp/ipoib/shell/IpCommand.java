@@ -7,10 +7,14 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 
-/** The Gogo command {@code ip} (scope ipoib): iproute2's {@code ip link}, {@code ip addr}, {@code ip neigh}. */
+/**
+ * The Gogo commands of scope ipoib: {@code ip} (iproute2's {@code ip link}, {@code ip addr}, {@code ip neigh}) and
+ * {@code ping} (iputils) over the IPoIB interfaces.
+ */
 @Component(service = IpCommand.class, property = {
     "osgi.command.scope=ipoib",
-    "osgi.command.function=ip"})
+    "osgi.command.function=ip",
+    "osgi.command.function=ping"})
 public class IpCommand {
     @Reference
     IpoibInterfaces interfaces;
@@ -20,6 +24,11 @@ public class IpCommand {
     public void ip(String... args) {
         runs.run(() -> ToolMain.execute(System.out, System.err,
                 stderr -> new Ip(interfaces, System.out, stderr).main(ToolRuns.words(args))));
+    }
+
+    public void ping(String... args) {
+        runs.run(() -> ToolMain.execute(System.out, System.err,
+                stderr -> new Ping(interfaces, System.out, stderr).main(ToolRuns.words(args))));
     }
 
     @Deactivate

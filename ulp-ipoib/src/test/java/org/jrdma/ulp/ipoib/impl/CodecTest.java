@@ -3,6 +3,7 @@ package org.jrdma.ulp.ipoib.impl;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -103,6 +104,16 @@ class CodecTest {
     static void assertMalformed(byte[] b, int len, String why) {
         ArpPacket.Malformed e = assertThrows(ArpPacket.Malformed.class, () -> ArpPacket.decode(b, 0, len));
         assertEquals(true, e.getMessage().startsWith(why), e.getMessage());
+    }
+
+    @Test
+    void anEchoRequestIsAnsweredWithItsDataAndFreshChecksums() {
+        byte[] req = Packets.icmpEcho("10.0.0.1", "10.0.0.2", 8, 0x77, 5, Packets.data(56, 1));
+        assertTrue(IcmpEcho.isRequest(req, req.length));
+        byte[] rep = IcmpEcho.reply(req, req.length);
+        assertArrayEquals(Packets.icmpEcho("10.0.0.2", "10.0.0.1", 0, 0x77, 5, Packets.data(56, 1)), rep,
+                "addresses swapped, type 0, both checksums as RFC 1071 computes them");
+        assertEquals(false, IcmpEcho.isRequest(rep, rep.length));
     }
 
     @Test
