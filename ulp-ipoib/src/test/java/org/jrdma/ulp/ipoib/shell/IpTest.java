@@ -3,11 +3,8 @@ package org.jrdma.ulp.ipoib.shell;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -15,7 +12,6 @@ import java.util.regex.Pattern;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ulp.ipoib.IpoibInterface;
-import org.jrdma.ulp.ipoib.OperState;
 import org.jrdma.ulp.ipoib.impl.IpoibClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,21 +26,11 @@ class IpTest {
     IbDevice a;
     IbDevice b;
 
-    record Run(int status, String out, String err) {
-    }
-
     @BeforeEach
     void up() throws InterruptedException {
-        a = ib.add(1);
-        b = ib.add(1);
-        ib.sweptBy(a, 0);
-        client = new IpoibClient(ib.sa());
-        ib.core().registerClient(client);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (client.list().size() < 2 || client.list().stream().anyMatch(i -> i.state() != OperState.UP)) {
-            assertTrue(System.nanoTime() < end, "ib0 and ib1 up");
-            Thread.sleep(5);
-        }
+        client = ToolRun.twoInterfacesUp(ib);
+        a = ib.device(0);
+        b = ib.device(1);
     }
 
     @AfterEach
@@ -52,11 +38,8 @@ class IpTest {
         ib.core().unregisterClient(client);
     }
 
-    Run ip(String... args) {
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        StringBuilder err = new StringBuilder();
-        int st = new Ip(client, new PrintStream(o, true, StandardCharsets.UTF_8), err).main(args);
-        return new Run(st, o.toString(StandardCharsets.UTF_8), err.toString());
+    ToolRun ip(String... args) {
+        return ToolRun.of((out, err) -> new Ip(client, out, err).main(args));
     }
 
     String hw(String name) {
@@ -67,7 +50,7 @@ class IpTest {
 
     @Test
     void ipLinkListsTheInterfacesAsIproute2() {
-        Run r = ip("link");
+        ToolRun r = ip("link");
         assertEquals(0, r.status());
         assertEquals("1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP mode DEFAULT group default"
                 + " qlen 256\n    link/infiniband " + hw("ib0") + " brd " + BRD + "\n"
@@ -78,14 +61,14 @@ class IpTest {
 
     @Test
     void ipDetailsShowPkeyModeQpnAndParent() {
-        Run r = ip("-d", "link", "show", "ib1");
+        ToolRun r = ip("-d", "link", "show", "ib1");
         assertEquals(0, r.status(), r.err());
         String qpn = String.format("0x%06x", Integer.parseInt(hw("ib1").substring(3, 11).replace(":", ""), 16));
         assertTrue(r.out().contains("\n    ipoib pkey  0xffff mode  datagram umcast  0000 qpn " + qpn
                 + " parentbus infiniband parentdev " + b.name() + " port 1 \n"), r.out());
         assertTrue(r.out().startsWith("2: ib1: "), r.out());
         assertTrue(r.out().contains(" promiscuity 0 minmtu 68 maxmtu 65520 "), r.out());
-        Run none = ip("link", "show", "dev", "ib7");
+        ToolRun none = ip("link", "show", "dev", "ib7");
         assertEquals(1, none.status());
         assertEquals("Device \"ib7\" does not exist.\n", none.err());
     }
@@ -93,12 +76,12 @@ class IpTest {
     @Test
     void ipAddrAddShowsAndRefusesTwice() {
         assertEquals(0, ip("addr", "add", "10.0.0.1/24", "dev", "ib0").status());
-        Run r = ip("addr", "show", "dev", "ib0");
+        ToolRun r = ip("addr", "show", "dev", "ib0");
         assertTrue(r.out().startsWith("1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP group "
                 + "default qlen 256\n"), r.out());
         assertTrue(r.out().endsWith("    inet 10.0.0.1/24 scope global ib0\n       valid_lft forever preferred_lft "
                 + "forever\n"), r.out());
-        Run again = ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
+        ToolRun again = ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
         assertEquals(2, again.status());
         assertEquals("RTNETLINK answers: File exists\n", again.err());
         assertEquals(1, ip("addr", "add", "10.0.0.1/24").status(), "no dev");
@@ -127,13 +110,13 @@ class IpTest {
         System.arraycopy(InetAddress.getByName("10.0.0.2").getAddress(), 0, pkt, 16, 4);
         ib0.send(ByteBuffer.wrap(pkt));
         assertEquals(84, got.poll(20, TimeUnit.SECONDS));
-        Run n = ip("neigh", "show", "dev", "ib0");
+        ToolRun n = ip("neigh", "show", "dev", "ib0");
         assertEquals("10.0.0.2 dev ib0 lladdr " + hw("ib1") + " REACHABLE\n", n.out());
-        Run d = ip("-d", "neigh");
+        ToolRun d = ip("-d", "neigh");
         assertTrue(Pattern.compile("10\\.0\\.0\\.2 dev ib0 lladdr \\S+ dlid 0x[0-9a-f]{4} sl 0 REACHABLE\n")
                 .matcher(d.out()).find(), d.out());
         assertTrue(d.out().contains("10.0.0.1 dev ib1 lladdr " + hw("ib0") + " "), d.out());
-        Run s = ip("-s", "link", "show", "ib1");
+        ToolRun s = ip("-s", "link", "show", "ib1");
         String[] lines = s.out().split("\n");
         assertEquals("    RX:  bytes packets errors dropped  missed   mcast           ", lines[2]);
         assertEquals(String.format("    %10d %7d %6d %7d %7d %7d ", 88 + 60, 2, 0, 0, 0, 1), lines[3],

@@ -4,14 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import org.jrdma.ib.mad.ManagedIbFabric;
-import org.jrdma.ulp.ipoib.OperState;
 import org.jrdma.ulp.ipoib.impl.IpoibClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,25 +19,11 @@ class PingTest {
     final ManagedIbFabric ib = new ManagedIbFabric();
     IpoibClient client;
 
-    record Run(int status, String out, String err) {
-    }
-
     @BeforeEach
     void up() throws InterruptedException {
-        ib.add(1);
-        ib.add(1);
-        ib.sweptBy(ib.device(0), 0);
-        client = new IpoibClient(ib.sa());
-        ib.core().registerClient(client);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (client.list().size() < 2 || client.list().stream().anyMatch(i -> i.state() != OperState.UP)) {
-            assertTrue(System.nanoTime() < end, "ib0 and ib1 up");
-            Thread.sleep(5);
-        }
-        Ip ip = new Ip(client, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new StringBuilder());
-        assertEquals(0, ip.main(new String[] {"addr", "add", "10.0.0.1/24", "dev", "ib0"}));
-        assertEquals(0, ip.main(new String[] {"addr", "add", "10.0.0.2/24", "dev", "ib1"}));
+        client = ToolRun.twoInterfacesUp(ib);
+        ToolRun.of((out, err) -> new Ip(client, out, err).main(new String[] {"addr", "add", "10.0.0.1/24", "dev", "ib0"}));
+        ToolRun.of((out, err) -> new Ip(client, out, err).main(new String[] {"addr", "add", "10.0.0.2/24", "dev", "ib1"}));
     }
 
     @AfterEach
@@ -50,16 +31,13 @@ class PingTest {
         ib.core().unregisterClient(client);
     }
 
-    Run ping(String... args) {
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        StringBuilder err = new StringBuilder();
-        int st = new Ping(client, new PrintStream(o, true, StandardCharsets.UTF_8), err).main(args);
-        return new Run(st, o.toString(StandardCharsets.UTF_8), err.toString());
+    ToolRun ping(String... args) {
+        return ToolRun.of((out, err) -> new Ping(client, out, err).main(args));
     }
 
     @Test
     void threeEchoesAnsweredByTheOtherInterface() {
-        Run r = ping("-c", "3", "-i", "0.01", "-I", "ib0", "10.0.0.2");
+        ToolRun r = ping("-c", "3", "-i", "0.01", "-I", "ib0", "10.0.0.2");
         assertEquals(0, r.status(), r.out() + r.err());
         String[] l = r.out().split("\n");
         assertEquals("PING 10.0.0.2 (10.0.0.2) from 10.0.0.1 ib0: 56(84) bytes of data.", l[0]);
@@ -77,7 +55,7 @@ class PingTest {
 
     @Test
     void theInterfaceComesFromTheRouteAndQuietPrintsOnlyTheSummary() {
-        Run r = ping("-q", "-c", "2", "-i", "0.01", "-s", "1000", "10.0.0.1");
+        ToolRun r = ping("-q", "-c", "2", "-i", "0.01", "-s", "1000", "10.0.0.1");
         assertEquals(0, r.status(), r.out() + r.err());
         assertTrue(r.out().startsWith("PING 10.0.0.1 (10.0.0.1) from 10.0.0.2 ib1: 1000(1028) bytes of data.\n\n"),
                 r.out());
@@ -85,7 +63,7 @@ class PingTest {
 
     @Test
     void noAnswerIsStatusOneAndBadUseStatusTwo() {
-        Run r = ping("-c", "2", "-i", "0.01", "-W", "1", "10.0.0.99");
+        ToolRun r = ping("-c", "2", "-i", "0.01", "-W", "1", "10.0.0.99");
         assertEquals(1, r.status());
         assertTrue(r.out().contains("2 packets transmitted, 0 received, 100% packet loss, time "), r.out());
         assertEquals(2, ping().status());
