@@ -225,21 +225,6 @@ public final class IpoibNetdev implements IpoibInterface {
         }
     }
 
-    void sendArpRequest(Inet4Address target) {
-        IfAddress src = addresses.stream().filter(a -> a.onLink(target)).findFirst().orElse(null);
-        if (src == null || ud == null) {
-            return;
-        }
-        ArpPacket req = new ArpPacket(ArpPacket.REQUEST, hwAddr, (Inet4Address) src.address(), null, target);
-        mcast.send(broadcast.gid(), Encap.ARP, req.encode());
-    }
-
-    void sendArpReply(ArpPacket request) {
-        ArpPacket reply = new ArpPacket(ArpPacket.REPLY, hwAddr, request.targetIp(), request.senderHw(),
-                request.senderIp());
-        paths.send(request.senderHw(), Encap.ARP, reply.encode());
-    }
-
     boolean isLocal(InetAddress ip) {
         return addresses.stream().anyMatch(a -> a.address().equals(ip));
     }
@@ -327,6 +312,14 @@ public final class IpoibNetdev implements IpoibInterface {
 
     Paths paths() {
         return paths;
+    }
+
+    McastGroups mcast() {
+        return mcast;
+    }
+
+    HwAddr broadcastAddr() {
+        return broadcast;
     }
 
     Neighbours neighbourTable() {

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 
 import org.jrdma.ib.mad.sa.PathRecord;
+import org.jrdma.ulp.ipoib.IfAddress;
 import org.jrdma.ulp.ipoib.Neighbour;
 import org.jrdma.ulp.ipoib.impl.Counters.Drop;
 
@@ -75,8 +76,25 @@ final class Neighbours {
             return;
         }
         e.probes++;
-        dev.sendArpRequest(e.ip);
+        solicit(e.ip);
         e.timer = dev.schedule(() -> probe(e), RETRANS_MS);
+    }
+
+    /** {@code arp_solicit}: a request from the address on the target's subnet, to the broadcast group. */
+    private void solicit(Inet4Address target) {
+        IfAddress src = dev.addresses().stream().filter(a -> a.onLink(target)).findFirst().orElse(null);
+        if (src == null || dev.ud() == null) {
+            return;
+        }
+        ArpPacket req = new ArpPacket(ArpPacket.REQUEST, dev.hw(), (Inet4Address) src.address(), null, target);
+        dev.mcast().send(dev.broadcastAddr().gid(), Encap.ARP, req.encode());
+    }
+
+    /** {@code arp_send(ARPOP_REPLY)}: to the requester's address, by its path. */
+    void reply(ArpPacket request) {
+        ArpPacket reply = new ArpPacket(ArpPacket.REPLY, dev.hw(), request.targetIp(), request.senderHw(),
+                request.senderIp());
+        dev.paths().send(request.senderHw(), Encap.ARP, reply.encode());
     }
 
     /** An ARP packet arrived (RFC 826's merge: update a known sender; add it if the packet is for us). */

@@ -114,7 +114,7 @@ final class RxPath implements UdQp.Handler {
         boolean forUs = dev.isLocal(a.targetIp());
         dev.neighbourTable().arpReceived(a, forUs);
         if (a.op() == ArpPacket.REQUEST && forUs) {
-            dev.sendArpReply(a);
+            dev.neighbourTable().reply(a);
         }
     }
 }
