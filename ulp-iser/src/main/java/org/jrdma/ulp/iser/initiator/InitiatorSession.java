@@ -47,6 +47,8 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     static final int RESERVED_TAG = 0xffffffff;
     /** How soon a failed connection is tried again (open-iscsi retries a reopen about once a second). */
     private static final long RECONNECT_MS = 200;
+    /** open-iscsi's node.session.initial_login_retry_max as the guest's iscsiadm records it by default (4). */
+    static final int INITIAL_LOGIN_TRIES = 4;
 
     private final Object lock = new Object();
     private final IserTransport transport;
@@ -102,7 +104,8 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
 
     /** The first login and the LUN scan; the stage fails (and the session is FREE) if either does. */
     CompletableFuture<IserSession> start() {
-        return ConnectionLogin.run(transport, portal, logins.create(spec), this, options.loginTimeout())
+        return ConnectionLogin.retrying(() -> ConnectionLogin.run(transport, portal, logins.create(spec), this,
+                options.loginTimeout()), timers, INITIAL_LOGIN_TRIES)
                 .thenCompose(p -> LunScan.scan(this::submit))
                 .handle((found, e) -> {
                     if (e != null) {
