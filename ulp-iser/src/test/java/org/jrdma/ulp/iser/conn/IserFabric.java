@@ -22,6 +22,19 @@ interface IserFabric extends AutoCloseable {
     /** Takes the target device away (hot unplug): the RDMA CM sends DEVICE_REMOVAL to the ids on it. */
     void removeTargetDevice();
 
+    /**
+     * Takes the initiator's device away ({@code rdma link delete}): what ib-core had to destroy itself because a
+     * client left it behind is in the report. Only where the fabric can give it back ({@link #restoreInitiatorDevice}).
+     */
+    default org.jrdma.ib.core.spi.UnregisterReport removeInitiatorDevice() {
+        throw new UnsupportedOperationException("no initiator device removal on " + getClass().getSimpleName());
+    }
+
+    /** The initiator's device again, on the same address ({@code rdma link add}). */
+    default void restoreInitiatorDevice() {
+        throw new UnsupportedOperationException("no initiator device removal on " + getClass().getSimpleName());
+    }
+
     @Override
     void close();
 
