@@ -30,6 +30,11 @@ interface IserFabric extends AutoCloseable {
         throw new UnsupportedOperationException("no initiator device removal on " + getClass().getSimpleName());
     }
 
+    /** The target's device again after {@link #removeTargetDevice}, on the same address. */
+    default void restoreTargetDevice() {
+        throw new UnsupportedOperationException("no target device restore on " + getClass().getSimpleName());
+    }
+
     /** The initiator's device again, on the same address ({@code rdma link add}). */
     default void restoreInitiatorDevice() {
         throw new UnsupportedOperationException("no initiator device removal on " + getClass().getSimpleName());

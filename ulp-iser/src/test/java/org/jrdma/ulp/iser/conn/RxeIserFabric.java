@@ -22,14 +22,13 @@ final class RxeIserFabric implements IserFabric {
             + ThreadLocalRandom.current().nextInt(1, 250) + ".";
     private RxeNetDevice initiatorDev;
     private RxeNetDevice targetDev;
-    private final IbDevice targetIb;
+    private IbDevice targetIb;
     private final MadLayer mad;
     private final RdmaCmService cm;
 
     RxeIserFabric() {
         restoreInitiatorDevice();
-        targetDev = RxeNetDevice.open(core.registrar(), "iib%d", "lo", net + "2", 0, NettyWire.Transport.AUTO);
-        targetIb = targetDev.ibDevice();
+        restoreTargetDevice();
         mad = new MadLayer(core);
         cm = new RdmaCmService(core, mad);
     }
@@ -68,6 +67,12 @@ final class RxeIserFabric implements IserFabric {
         org.jrdma.ib.core.spi.UnregisterReport r = initiatorDev.close();
         initiatorDev = null;
         return r;
+    }
+
+    @Override
+    public void restoreTargetDevice() {
+        targetDev = RxeNetDevice.open(core.registrar(), "iib%d", "lo", net + "2", 0, NettyWire.Transport.AUTO);
+        targetIb = targetDev.ibDevice();
     }
 
     @Override
