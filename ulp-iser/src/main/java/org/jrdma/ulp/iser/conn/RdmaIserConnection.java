@@ -214,8 +214,13 @@ public final class RdmaIserConnection implements IserConnection {
         if (Thread.currentThread() == poller) {
             return state == State.DOWN;
         }
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
         try {
-            gone.await(ms, TimeUnit.MILLISECONDS);
+            if (gone.await(ms, TimeUnit.MILLISECONDS)) {
+                // and the thread's last instructions after the teardown (join returns at once if it never ran)
+                long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
+                poller.join(Math.max(1, left));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -43,36 +43,25 @@ class ConnectionLossOverRxeTest {
     static final long SIZE = 64L << 20;
     static final int IOS = 1024;
     static final Duration REPLACEMENT = Duration.ofSeconds(2);
-    final TestFabrics fabric = TestFabrics.rxe();
-    final InetSocketAddress portal = fabric.portal(3260);
-    final RdmaIserTransport targetTransport = new RdmaIserTransport(fabric.cm(), IserConnectionConfig.defaults());
-    final RdmaIserTransport initiatorTransport = new RdmaIserTransport(fabric.cm(),
-            fabric.initiatorConfig(IserConnectionConfig.defaults()));
     // LIO's nopin_timeout / nopin_response_timeout, 15 s / 30 s by default, set to 1 s / 2 s
-    final IserTargetRuntime target = WindowedRuntimes.pinging(targetTransport,
-            new InitiatorTargetEndToEndTest.Directory(new LunTable(new TreeMap<>(Map.of(0,
-                    new ScsiLun(new RamdiskBackstore("rd0", SIZE), false))))),
-            Duration.ofSeconds(1), Duration.ofSeconds(2));
-    final IserInitiatorService initiator = new IserInitiatorService(initiatorTransport,
-            "iqn.2026-12.org.jrdma:01:loss");
+    final RxeStack stack = new RxeStack("iqn.2026-12.org.jrdma:01:loss", SIZE,
+            (t, d) -> WindowedRuntimes.pinging(t, d, Duration.ofSeconds(1), Duration.ofSeconds(2)));
+    final TestFabrics fabric = stack.fabric;
+    final IserTargetRuntime target = stack.target;
 
     @AfterEach
     void tearDown() {
-        initiator.close();
-        target.close();
-        initiatorTransport.close();
-        targetTransport.close();
-        fabric.close();
+        stack.close();
     }
 
     @Test
     void initiatorDeviceRemovedMidIoTargetCleansUpInitiatorFailsThenReinstates() throws Exception {
-        target.enable(portal);
+        target.enable(stack.portal);
         IserSessionOptions opts = IserSessionOptions.defaults().withTimeouts(REPLACEMENT, Duration.ofSeconds(5),
                 Duration.ofSeconds(5), Duration.ofSeconds(5));
         long targetQps = TestFabrics.count(fabric.targetDevice(), ResourceType.QP);
         long targetMrs = TestFabrics.count(fabric.targetDevice(), ResourceType.MR);
-        IserSession s = initiator.login(portal, InitiatorTargetEndToEndTest.IQN, opts).toCompletableFuture()
+        IserSession s = stack.initiator.login(stack.portal, InitiatorTargetEndToEndTest.IQN, opts).toCompletableFuture()
                 .get(20, TimeUnit.SECONDS);
         TestIo.writeReadBack(s, 0, 4096, 1 << 20);
         // 1 GiB of writes over the first 32 MiB (cmds_max 128 in flight, the rest waiting); the device goes once
@@ -91,7 +80,7 @@ class ConnectionLossOverRxeTest {
         assertTrue(gone.leaked().isEmpty(), "ib-core had to destroy what a client left: " + gone.leaked());
 
         // the target: NOP-In unanswered (or an RDMA retry error) drops the connection, the session ends
-        until(() -> target.sessions().isEmpty() && targetTransport.connections().isEmpty(), 30_000,
+        until(() -> target.sessions().isEmpty() && stack.targetTransport.connections().isEmpty(), 30_000,
                 "target session not cleaned up: " + target.sessions());
         until(() -> TestFabrics.count(fabric.targetDevice(), ResourceType.QP) == targetQps
                 && TestFabrics.count(fabric.targetDevice(), ResourceType.MR) == targetMrs, 10_000,
@@ -112,7 +101,7 @@ class ConnectionLossOverRxeTest {
         ExecutionException late = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                 () -> s.read(0, 0, 8, ByteBuffer.allocate(4096)).get(10, TimeUnit.SECONDS));
         assertReplacementTimeout(late);
-        assertTrue(initiatorTransport.connections().isEmpty());
+        assertTrue(stack.initiatorTransport.connections().isEmpty());
         until(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith("iser-cq-")),
                 10_000, "a completion thread outlived its connection");
         System.out.println("connection loss: " + failed + " of " + IOS + " writes failed");

@@ -30,30 +30,19 @@ import org.junit.jupiter.api.Test;
 /** The whole stack on verbs: initiator and target runtime over RdmaIserTransport on two hw-rxe devices. */
 class InitiatorOverRxeTest {
     static final long SIZE = 64L << 20;
-    final TestFabrics fabric = TestFabrics.rxe();
-    final InetSocketAddress portal = fabric.portal(3260);
-    final RdmaIserTransport targetTransport = new RdmaIserTransport(fabric.cm(), IserConnectionConfig.defaults());
-    final RdmaIserTransport initiatorTransport = new RdmaIserTransport(fabric.cm(),
-            fabric.initiatorConfig(IserConnectionConfig.defaults()));
-    final IserTargetRuntime target = new IserTargetRuntime(targetTransport,
-            new InitiatorTargetEndToEndTest.Directory(new LunTable(new TreeMap<>(Map.of(0,
-                    new ScsiLun(new RamdiskBackstore("rd0", SIZE), false))))));
-    final IserInitiatorService initiator = new IserInitiatorService(initiatorTransport,
-            "iqn.2026-12.org.jrdma:01:rxe");
+    final RxeStack stack = new RxeStack("iqn.2026-12.org.jrdma:01:rxe", SIZE, IserTargetRuntime::new);
+    final IserTargetRuntime target = stack.target;
+    final IserInitiatorService initiator = stack.initiator;
 
     @AfterEach
     void tearDown() {
-        initiator.close();
-        target.close();
-        initiatorTransport.close();
-        targetTransport.close();
-        fabric.close();
+        stack.close();
     }
 
     @Test
     void loginIoAndLogoutOverRoce() throws Exception {
-        target.enable(portal);
-        IserSession s = initiator.login(portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
+        target.enable(stack.portal);
+        IserSession s = initiator.login(stack.portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
                 .get(20, TimeUnit.SECONDS);
         assertEquals(SIZE / 512, s.capacity(0));
         TestIo.writeReadBack(s, 0, 4096, 65536, 1 << 20);
@@ -75,11 +64,11 @@ class InitiatorOverRxeTest {
     /** A pool of 4 MiB for 32 x 1 MiB in flight: commands wait for buffers instead of failing. */
     @Test
     void anEmptyPoolMakesCommandsWaitNotFail() throws Exception {
-        target.enable(portal);
-        try (RdmaIserTransport small = new RdmaIserTransport(fabric.cm(), fabric.initiatorConfig(
+        target.enable(stack.portal);
+        try (RdmaIserTransport small = new RdmaIserTransport(stack.fabric.cm(), stack.fabric.initiatorConfig(
                 IserConnectionConfig.defaults().withPool(1 << 20, 1 << 20, 4L << 20)));
                 IserInitiatorService other = new IserInitiatorService(small, "iqn.2026-12.org.jrdma:01:small")) {
-            IserSession s = other.login(portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
+            IserSession s = other.login(stack.portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
                     .get(20, TimeUnit.SECONDS);
             List<CompletableFuture<Void>> io = new ArrayList<>();
             for (int i = 0; i < 32; i++) {
@@ -95,8 +84,8 @@ class InitiatorOverRxeTest {
     /** The benchmark's two loads through iser_io, 1 MiB and 4 KiB at QD 32 (speed printed, not asserted). */
     @Test
     void iserIoAtQueueDepth32() throws Exception {
-        target.enable(portal);
-        initiator.login(portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture().get(20, TimeUnit.SECONDS);
+        target.enable(stack.portal);
+        initiator.login(stack.portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture().get(20, TimeUnit.SECONDS);
         for (String[] run : new String[][] {
             {"--bs", "1m", "--size", "32m", "--write"},
             {"--bs", "1m", "--size", "32m", "--verify"},
