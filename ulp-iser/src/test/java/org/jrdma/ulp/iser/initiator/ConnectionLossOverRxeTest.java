@@ -30,7 +30,7 @@ import org.jrdma.ulp.iser.scsi.RamdiskBackstore;
 import org.jrdma.ulp.iser.scsi.ScsiLun;
 import org.jrdma.ulp.iser.target.IserTargetRuntime;
 import org.jrdma.ulp.iser.target.WindowedRuntimes;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,23 +44,17 @@ class ConnectionLossOverRxeTest {
     static final int IOS = 1024;
     static final Duration REPLACEMENT = Duration.ofSeconds(2);
     // LIO's nopin_timeout / nopin_response_timeout, 15 s / 30 s by default, set to 1 s / 2 s
+    @AutoClose
     final RxeStack stack = new RxeStack("iqn.2026-12.org.jrdma:01:loss", SIZE,
             (t, d) -> WindowedRuntimes.pinging(t, d, Duration.ofSeconds(1), Duration.ofSeconds(2)));
-    final TestFabrics fabric = stack.fabric;
-    final IserTargetRuntime target = stack.target;
-
-    @AfterEach
-    void tearDown() {
-        stack.close();
-    }
 
     @Test
     void initiatorDeviceRemovedMidIoTargetCleansUpInitiatorFailsThenReinstates() throws Exception {
-        target.enable(stack.portal);
+        stack.target.enable(stack.portal);
         IserSessionOptions opts = IserSessionOptions.defaults().withTimeouts(REPLACEMENT, Duration.ofSeconds(5),
                 Duration.ofSeconds(5), Duration.ofSeconds(5));
-        long targetQps = TestFabrics.count(fabric.targetDevice(), ResourceType.QP);
-        long targetMrs = TestFabrics.count(fabric.targetDevice(), ResourceType.MR);
+        long targetQps = TestFabrics.count(stack.fabric.targetDevice(), ResourceType.QP);
+        long targetMrs = TestFabrics.count(stack.fabric.targetDevice(), ResourceType.MR);
         IserSession s = stack.initiator.login(stack.portal, InitiatorTargetEndToEndTest.IQN, opts).toCompletableFuture()
                 .get(20, TimeUnit.SECONDS);
         TestIo.writeReadBack(s, 0, 4096, 1 << 20);
@@ -76,15 +70,15 @@ class ConnectionLossOverRxeTest {
             Thread.onSpinWait();
         }
 
-        UnregisterReport gone = fabric.removeInitiatorDevice();
+        UnregisterReport gone = stack.fabric.removeInitiatorDevice();
         assertTrue(gone.leaked().isEmpty(), "ib-core had to destroy what a client left: " + gone.leaked());
 
         // the target: NOP-In unanswered (or an RDMA retry error) drops the connection, the session ends
-        until(() -> target.sessions().isEmpty() && stack.targetTransport.connections().isEmpty(), 30_000,
-                "target session not cleaned up: " + target.sessions());
-        until(() -> TestFabrics.count(fabric.targetDevice(), ResourceType.QP) == targetQps
-                && TestFabrics.count(fabric.targetDevice(), ResourceType.MR) == targetMrs, 10_000,
-                "target QP/MR left: " + fabric.targetDevice().resources());
+        until(() -> stack.target.sessions().isEmpty() && stack.targetTransport.connections().isEmpty(), 30_000,
+                "target session not cleaned up: " + stack.target.sessions());
+        until(() -> TestFabrics.count(stack.fabric.targetDevice(), ResourceType.QP) == targetQps
+                && TestFabrics.count(stack.fabric.targetDevice(), ResourceType.MR) == targetMrs, 10_000,
+                "target QP/MR left: " + stack.fabric.targetDevice().resources());
 
         // the initiator: each I/O either made it before the loss or fails with the replacement timeout, none hangs
         int failed = 0;
@@ -107,12 +101,12 @@ class ConnectionLossOverRxeTest {
         System.out.println("connection loss: " + failed + " of " + IOS + " writes failed");
 
         // the link comes back: the session logs in again (same ISID, TSIH 0) and serves byte-exact
-        fabric.restoreInitiatorDevice();
+        stack.fabric.restoreInitiatorDevice();
         until(() -> s.state() == IserSession.State.LOGGED_IN, 30_000, "not reinstated");
         TestIo.writeReadBack(s, 1 << 16, 4096, 1 << 20);
-        assertEquals(1, target.sessions().size());
+        assertEquals(1, stack.target.sessions().size());
         s.logout().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        until(() -> target.sessions().isEmpty(), 10_000, "logged out, still a target session");
+        until(() -> stack.target.sessions().isEmpty(), 10_000, "logged out, still a target session");
     }
 
     static void assertReplacementTimeout(ExecutionException e) {
