@@ -370,9 +370,11 @@ abstract class AbstractIserTransportTest {
     @Test
     void deviceRemovalTakesTheConnectionDown() throws Exception {
         connect();
-        fabric.removeTargetDevice();
+        org.jrdma.ib.core.spi.UnregisterReport gone = fabric.removeTargetDevice();
         assertEquals("device removal", targetInbox.awaitDisconnect());
         assertTrue(target.connections().isEmpty());
+        // the connection freed its QP, CQ, MRs and PD within DEVICE_REMOVAL: ib-core had nothing of ours to reap
+        assertEquals(java.util.List.of(), gone.leaked().stream().filter(r -> r.owner().equals("ib_iser")).toList());
         // the removed device sends nothing more (no DREQ): the initiator learns it from its next SEND's retries,
         // as over Linux (iSCSI's NOP-Out ping finds it)
         assertEquals(0, initiatorInbox.disconnects.get());

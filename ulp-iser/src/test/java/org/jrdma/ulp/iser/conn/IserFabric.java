@@ -19,8 +19,11 @@ interface IserFabric extends AutoCloseable {
     /** {@code base} as the initiator needs it on this fabric (a source address, a connect timeout). */
     IserConnectionConfig initiatorConfig(IserConnectionConfig base);
 
-    /** Takes the target device away (hot unplug): the RDMA CM sends DEVICE_REMOVAL to the ids on it. */
-    void removeTargetDevice();
+    /**
+     * Takes the target device away (hot unplug): the RDMA CM sends DEVICE_REMOVAL to the ids on it; what ib-core
+     * had to destroy itself because its owner left it behind is in the report.
+     */
+    org.jrdma.ib.core.spi.UnregisterReport removeTargetDevice();
 
     /**
      * Takes the initiator's device away ({@code rdma link delete}): what ib-core had to destroy itself because a

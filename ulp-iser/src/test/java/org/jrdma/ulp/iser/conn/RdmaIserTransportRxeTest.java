@@ -3,6 +3,7 @@ package org.jrdma.ulp.iser.conn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +22,7 @@ class RdmaIserTransportRxeTest extends AbstractIserTransportTest {
     @Test
     void aPortalListensAgainWhenItsDeviceComesBack() throws Exception {
         RdmaIserConnection[] c = connect();
-        fabric.removeTargetDevice();
+        assertEquals(List.of(), fabric.removeTargetDevice().leaked(), "left to ib-core to destroy");
         assertEquals("device removal", targetInbox.awaitDisconnect());
         fabric.restoreTargetDevice();
         Inbox again = new Inbox();

@@ -49,9 +49,10 @@ final class RxeIserFabric implements IserFabric {
     }
 
     @Override
-    public void removeTargetDevice() {
-        targetDev.close();
+    public org.jrdma.ib.core.spi.UnregisterReport removeTargetDevice() {
+        org.jrdma.ib.core.spi.UnregisterReport r = targetDev.close();
         targetDev = null;
+        return r;
     }
 
     private static InetAddress addr(String literal) {
