@@ -15,20 +15,21 @@ import org.jrdma.ulp.ipoib.impl.Counters.Drop;
 
 /**
  * The ARP table of one interface (Linux's {@code neigh} for {@code ARPHRD_INFINIBAND}, RFC 826 as RFC 4391 section 8
- * uses it): a destination without an entry gets one INCOMPLETE, its packets wait (up to {@value #MAX_QUEUE}, the
- * oldest dropped first, as {@code arp_queue}) while a request is broadcast every {@value #RETRANS_MS} ms, at most
+ * uses it): a destination without an entry gets one INCOMPLETE, its packets wait (up to {@value #MAX_QUEUE_BYTES}
+ * bytes, the oldest dropped first: {@code unres_qlen_bytes}'s default, {@code SK_WMEM_MAX}) while a request is broadcast every {@value #RETRANS_MS} ms, at most
  * {@value #PROBES} times ({@code mcast_solicit}); then the entry is FAILED and its packets are dropped. A reply or
  * a request for one of our addresses makes the sender REACHABLE. No aging (REACHABLE stays). Mutated only on the
  * interface's thread; {@link #list} reads from any.
  */
 final class Neighbours {
-    static final int MAX_QUEUE = 3;
+    static final int MAX_QUEUE_BYTES = 212_992;
     static final int PROBES = 3;
     static final int RETRANS_MS = 1000;
 
     private static final class Entry {
         final Inet4Address ip;
         final ArrayDeque<byte[]> queue = new ArrayDeque<>();
+        int queuedBytes;
         volatile HwAddr hw;
         volatile Neighbour.State state = Neighbour.State.INCOMPLETE;
         int probes;
@@ -58,11 +59,12 @@ final class Neighbours {
             table.put(ip, e);
             probe(e);
         }
-        if (e.queue.size() >= MAX_QUEUE) {
-            e.queue.poll();
+        while (!e.queue.isEmpty() && e.queuedBytes + packet.length > MAX_QUEUE_BYTES) {
+            e.queuedBytes -= e.queue.poll().length;
             dev.counters().drop(Drop.TX_UNRESOLVED);
         }
         e.queue.add(packet);
+        e.queuedBytes += packet.length;
     }
 
     private void probe(Entry e) {
@@ -73,6 +75,7 @@ final class Neighbours {
             e.state = Neighbour.State.FAILED;
             dev.counters().drop(Drop.TX_UNRESOLVED, e.queue.size());
             e.queue.clear();
+            e.queuedBytes = 0;
             return;
         }
         e.probes++;
@@ -113,6 +116,7 @@ final class Neighbours {
             e.timer.cancel(false);
         }
         byte[] p;
+        e.queuedBytes = 0;
         while ((p = e.queue.poll()) != null) {
             dev.paths().send(e.hw, Encap.IPV4, p);
         }
@@ -134,6 +138,7 @@ final class Neighbours {
         for (Entry e : table.values()) {
             dev.counters().drop(why, e.queue.size());
             e.queue.clear();
+            e.queuedBytes = 0;
             if (e.timer != null) {
                 e.timer.cancel(false);
             }

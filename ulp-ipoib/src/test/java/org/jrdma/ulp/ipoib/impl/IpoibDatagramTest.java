@@ -92,6 +92,23 @@ class IpoibDatagramTest extends TwoInterfaces {
         assertEquals(1, s1.multicast(), "the broadcast ARP request");
     }
 
+    @Test
+    void packetsWaitingForArpAreAllSentOnceResolvedWhenThePathIsKnown() throws InterruptedException {
+        byte[] first = Packets.icmpEcho("10.0.0.1", "10.0.0.2", 8, 1, 1, new byte[8]);
+        ib0.send(buf(first));
+        assertArrayEquals(first, f.next("ib1"), "ib0 knows the path to ib1's GID from now on");
+        for (int i = 0; i < 10; i++) { // 10.0.0.3 is nobody's yet: the first ARP request goes unanswered
+            ib0.send(buf(Packets.icmpEcho("10.0.0.1", "10.0.0.3", 8, 2, i, Packets.data(1000, i))));
+        }
+        await(() -> ib1.stats().multicast() >= 2, "ib1 heard the request for 10.0.0.3");
+        ib1.addAddress(ip("10.0.0.3"), 24); // a second address on ib1, behind the same path: the next probe is answered
+        for (int i = 0; i < 10; i++) {
+            assertArrayEquals(Packets.icmpEcho("10.0.0.1", "10.0.0.3", 8, 2, i, Packets.data(1000, i)), f.next("ib1"),
+                    "packet " + i + ": the ARP queue holds up to unres_qlen_bytes, not 3 packets");
+        }
+        assertEquals(0, ib0.stats().txDropped());
+    }
+
     static Neighbour only(List<Neighbour> l) {
         assertEquals(1, l.size(), l.toString());
         return l.get(0);
