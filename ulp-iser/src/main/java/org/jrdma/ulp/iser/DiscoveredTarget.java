@@ -8,10 +8,18 @@ import java.net.InetSocketAddress;
  */
 public record DiscoveredTarget(String targetName, InetSocketAddress portal, int portalGroupTag) {
 
-    /** open-iscsi's discovery line: {@code IP:PORT,TAG IQN}. */
+    /** open-iscsi's discovery line: {@code IP:PORT,TAG IQN}, an IPv6 address (an IB GID) as {@code [fe80::1]}. */
     @Override
     public String toString() {
-        return portal.getAddress().getHostAddress() + ":" + portal.getPort() + "," + portalGroupTag + " "
-                + targetName;
+        return host(portal.getAddress(), true) + ":" + portal.getPort() + "," + portalGroupTag + " " + targetName;
+    }
+
+    /** {@code inet_ntop}'s text of {@code a} (IPv6 compressed), in brackets if asked and IPv6. */
+    public static String host(java.net.InetAddress a, boolean bracketed) {
+        if (!(a instanceof java.net.Inet6Address)) {
+            return a.getHostAddress();
+        }
+        String h = org.jrdma.ib.core.Gid.of(a).toCompressedString();
+        return bracketed ? "[" + h + "]" : h;
     }
 }

@@ -49,7 +49,8 @@ public final class RdmaIserConnection implements IserConnection {
     private volatile int lastInvalidatedRkey;
     private volatile State state = State.CONNECTING;
     private volatile String reason;
-    private volatile boolean pollerStarted;
+    /** Counted down once the connection is DOWN (torn down by the completion thread, or freed early). */
+    private final java.util.concurrent.CountDownLatch gone = new java.util.concurrent.CountDownLatch(1);
     /** Set by the transport while connecting: what ESTABLISHED and a failed connect do. */
     volatile Setup setup;
 
@@ -108,7 +109,6 @@ public final class RdmaIserConnection implements IserConnection {
     }
 
     void startPoller() {
-        pollerStarted = true;
         poller.start();
     }
 
@@ -221,13 +221,22 @@ public final class RdmaIserConnection implements IserConnection {
         down("closed");
     }
 
-    /** Whether the teardown has finished, waiting up to {@code ms} for it (not on the completion thread). */
+    /**
+     * Whether the teardown has finished, waiting up to {@code ms} for it (not on the completion thread). It waits
+     * for the teardown itself, not for the completion thread: an accepted connection is handed to the listener's
+     * callback before its thread starts, so a caller may hold (and close) it while there is no thread to join.
+     */
     boolean awaitDown(long ms) {
-        if (Thread.currentThread() == poller || !pollerStarted) {
+        if (Thread.currentThread() == poller) {
             return state == State.DOWN;
         }
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
         try {
-            poller.join(ms);
+            if (gone.await(ms, TimeUnit.MILLISECONDS)) {
+                // and the thread's last instructions after the teardown (join returns at once if it never ran)
+                long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
+                poller.join(Math.max(1, left));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -264,6 +273,7 @@ public final class RdmaIserConnection implements IserConnection {
             }
             IbResources.quietly(id::close);
             onGone.run();
+            gone.countDown();
             Setup su = setup;
             if (su != null) {
                 su.failed(this, why);
@@ -410,6 +420,7 @@ public final class RdmaIserConnection implements IserConnection {
         IbResources.quietly(id::close);
         state = State.DOWN;
         onGone.run();
+        gone.countDown();
     }
 
     @Override

@@ -30,6 +30,8 @@ public final class RdmaIserTransport implements IserTransport, AutoCloseable {
     /** isert's listen backlog ({@code ISERT_RDMA_LISTEN_BACKLOG}). */
     static final int LISTEN_BACKLOG = 10;
     private static final long CLOSE_WAIT_MS = 5000;
+    /** How often a portal whose device went away tries to listen again. */
+    private static final long RELISTEN_MS = 500;
 
     private final RdmaCm cm;
     private final IserConnectionConfig cfg;
@@ -56,7 +58,16 @@ public final class RdmaIserTransport implements IserTransport, AutoCloseable {
     @Override
     public IserListener listen(InetSocketAddress portal, Consumer<IserConnection> accepted) {
         checkOpen();
+        Listener l = new Listener(portal, accepted);
+        l.open();
+        listeners.add(l);
+        return l;
+    }
+
+    /** {@code isert_setup_id}: an id bound to the portal and listening, its context set before the first event. */
+    private RdmaCmId listenId(InetSocketAddress portal, Object context) {
         RdmaCmId id = cm.createId(this::onEvent, RdmaPortSpace.TCP);
+        id.context(context);
         try {
             id.bindAddr(portal);
             id.listen(LISTEN_BACKLOG);
@@ -64,10 +75,7 @@ public final class RdmaIserTransport implements IserTransport, AutoCloseable {
             id.close();
             throw new IserTransportException("cannot listen on " + portal + ": " + e.getMessage(), e);
         }
-        Listener l = new Listener(id, accepted);
-        id.context(l);
-        listeners.add(l);
-        return l;
+        return id;
     }
 
     /** {@code isert_connect_request}: resources on the id's device, receives posted, then the REP. */
@@ -169,7 +177,7 @@ public final class RdmaIserTransport implements IserTransport, AutoCloseable {
                     c.down("device removal");
                     c.awaitDown(CLOSE_WAIT_MS - 1000); // the RDMA CM waits for the resources to be given back
                 } else if (ctx instanceof Listener l) {
-                    LOG.log(System.Logger.Level.WARNING, "isert: the device of portal " + l.address() + " was removed");
+                    return l.deviceRemoved();
                 }
                 return 0;
             default:
@@ -222,16 +230,35 @@ public final class RdmaIserTransport implements IserTransport, AutoCloseable {
         }
     }
 
-    /** A listening portal; it also finishes the connections it accepts. */
+    /**
+     * A listening portal; it also finishes the connections it accepts. When the portal's device goes away its id
+     * is destroyed and a new one is bound as soon as a device has the address again (isert re-creates the id at
+     * once and gives up if that fails; here the portal comes back with a driver restart or {@code rdma link add}).
+     */
     final class Listener implements IserListener, RdmaIserConnection.Setup {
-        private final RdmaCmId id;
+        private final InetSocketAddress portal;
         private final Consumer<IserConnection> accepted;
-        private final InetSocketAddress address;
+        private volatile InetSocketAddress address;
+        private RdmaCmId id;
+        private boolean stopped;
 
-        Listener(RdmaCmId id, Consumer<IserConnection> accepted) {
-            this.id = id;
+        Listener(InetSocketAddress portal, Consumer<IserConnection> accepted) {
+            this.portal = portal;
             this.accepted = accepted;
-            this.address = id.localAddr();
+            this.address = portal;
+        }
+
+        /** Binds and listens (throws if the address has no device). */
+        void open() {
+            RdmaCmId fresh = listenId(portal, this);
+            synchronized (this) {
+                if (!stopped) {
+                    id = fresh;
+                    address = fresh.localAddr();
+                    return;
+                }
+            }
+            IbResources.quietly(fresh::close);
         }
 
         @Override
@@ -241,8 +268,45 @@ public final class RdmaIserTransport implements IserTransport, AutoCloseable {
 
         @Override
         public void close() {
-            if (listeners.remove(this)) {
-                IbResources.quietly(id::close);
+            RdmaCmId old;
+            synchronized (this) {
+                stopped = true;
+                old = id;
+                id = null;
+            }
+            listeners.remove(this);
+            if (old != null) {
+                IbResources.quietly(old::close);
+            }
+        }
+
+        /** DEVICE_REMOVAL on the listening id: 1 = the CM destroys it (and frees the port); listen again later. */
+        int deviceRemoved() {
+            synchronized (this) {
+                id = null;
+            }
+            LOG.log(System.Logger.Level.WARNING, "isert: the device of portal " + address
+                    + " was removed; listening again once the address has a device");
+            relistenLater();
+            return 1;
+        }
+
+        private void relistenLater() {
+            CompletableFuture.runAsync(this::relisten,
+                    CompletableFuture.delayedExecutor(RELISTEN_MS, TimeUnit.MILLISECONDS));
+        }
+
+        private void relisten() {
+            synchronized (this) {
+                if (stopped || closed) {
+                    return;
+                }
+            }
+            try {
+                open();
+                LOG.log(System.Logger.Level.INFO, "isert: listening on " + address + " again");
+            } catch (IserTransportException e) {
+                relistenLater(); // no device with the address yet
             }
         }
 

@@ -5,25 +5,22 @@ import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import org.jrdma.ulp.iser.IserIoException;
 
 /**
- * sd's command timeout with the error handler's last resort at ERL 0: a command unanswered too long makes the
- * session drop its connection (recovery re-issues the command); one that timed out more than
- * {@value #MAX_RETRIES} times (sd's SD_MAX_RETRIES) fails.
+ * sd's command timeout: each tick hands the session's error handler ({@link TaskRecovery}: ABORT TASK, LU RESET,
+ * connection drop) the time; a command that timed out more than {@value #MAX_RETRIES} times (sd's
+ * SD_MAX_RETRIES) fails.
  */
 final class CommandTimer {
     static final int MAX_RETRIES = 5;
     private final Duration timeout;
     private final BiFunction<Long, Long, List<IserTask>> expire;
     private final ScheduledFuture<?> tick;
-    final AtomicLong timeouts = new AtomicLong();
 
     /**
-     * @param expire called with (now, timeout) in nanoseconds: null when no command is overdue, else the tasks
-     *               past their retries (the session has dropped its connection)
+     * @param expire called with (now, timeout) in nanoseconds: the tasks past their retries, to fail (or null)
      */
     CommandTimer(Duration timeout, ScheduledExecutorService timers, BiFunction<Long, Long, List<IserTask>> expire) {
         this.timeout = timeout;
@@ -34,10 +31,13 @@ final class CommandTimer {
 
     private void check() {
         List<IserTask> failed = expire.apply(System.nanoTime(), timeout.toNanos());
-        if (failed == null) {
-            return;
+        if (failed != null) {
+            fail(failed);
         }
-        timeouts.incrementAndGet();
+    }
+
+    /** Fails commands past their retries (outside the session's lock). */
+    void fail(List<IserTask> failed) {
         for (IserTask t : failed) {
             t.done.completeExceptionally(new IserIoException(t.describe() + ": timed out after "
                     + (MAX_RETRIES + 1) + " tries of " + words(timeout)));

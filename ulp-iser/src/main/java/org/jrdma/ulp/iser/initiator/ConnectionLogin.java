@@ -59,6 +59,41 @@ final class ConnectionLogin implements IserConnectionHandler {
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(wrap(portal, e)));
     }
 
+    /**
+     * open-iscsi's {@code node.session.initial_login_retry_max}: a first login whose connection fails (a CM
+     * REJ such as STALE_CONN while the target still holds a connection of an earlier run, nobody listening
+     * yet) is tried again {@link #LOGIN_RETRY_DELAY_MS} later, up to {@code tries} attempts in all. Logins the
+     * target answered with an error are not retried: those are its final word.
+     */
+    static CompletableFuture<SessionParams> retrying(java.util.function.Supplier<CompletableFuture<SessionParams>> attempt,
+            java.util.concurrent.ScheduledExecutorService timers, int tries) {
+        return attempt.get().handle((p, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(p);
+            }
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (tries <= 1 || !(cause instanceof LoginFailedException f) || f.kind() != Kind.TRANSPORT) {
+                return CompletableFuture.<SessionParams>failedFuture(cause);
+            }
+            CompletableFuture<SessionParams> next = new CompletableFuture<>();
+            try {
+                timers.schedule(() -> retrying(attempt, timers, tries - 1).whenComplete((q, g) -> {
+                    if (g != null) {
+                        next.completeExceptionally(g);
+                    } else {
+                        next.complete(q);
+                    }
+                }), LOGIN_RETRY_DELAY_MS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                next.completeExceptionally(cause);
+            }
+            return next;
+        }).thenCompose(f -> f);
+    }
+
+    /** Pause between two attempts of a first login. */
+    static final long LOGIN_RETRY_DELAY_MS = 1000;
+
     private CompletableFuture<SessionParams> begin(IserConnection conn, Duration timeout) {
         send(conn, login.start());
         result.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((p, e) -> {

@@ -32,6 +32,7 @@ import org.jrdma.ulp.iser.pdu.OtherHeader;
 import org.jrdma.ulp.iser.pdu.Reject;
 import org.jrdma.ulp.iser.pdu.ScsiResponse;
 import org.jrdma.ulp.iser.pdu.TargetSn;
+import org.jrdma.ulp.iser.pdu.TaskMgmtResponse;
 
 /**
  * One session of the initiator (open-iscsi's session + libiscsi's {@code iscsi_session}/{@code iscsi_conn},
@@ -47,6 +48,8 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     static final int RESERVED_TAG = 0xffffffff;
     /** How soon a failed connection is tried again (open-iscsi retries a reopen about once a second). */
     private static final long RECONNECT_MS = 200;
+    /** open-iscsi's node.session.initial_login_retry_max as the guest's iscsiadm records it by default (4). */
+    static final int INITIAL_LOGIN_TRIES = 4;
 
     private final Object lock = new Object();
     private final IserTransport transport;
@@ -64,6 +67,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     final AtomicLong reinstatements = new AtomicLong();
     final AtomicLong unexpectedPdus = new AtomicLong();
     final CommandTimer commandTimer;
+    final TaskRecovery recovery;
     private volatile State state = State.FAILED;
     private volatile ScannedLuns luns = ScannedLuns.NONE;
     private IserConnection conn;
@@ -84,25 +88,22 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
         this.timers = timers;
         this.onFree = onFree;
         this.tasks = new TaskTable(options.cmdsMax());
+        this.recovery = new TaskRecovery(tasks, options.commandTimeout());
         this.ping = new NopPing(options, timers, this::sendPing, this::pingTimedOut);
         this.commandTimer = new CommandTimer(options.commandTimeout(), timers, this::expireOverdue);
     }
 
-    /** The commands past the command timeout: drops the connection; null when none is overdue. */
+    /** The command timer's tick: the error handler's next step ({@link TaskRecovery}); the tasks to fail. */
     private List<IserTask> expireOverdue(long now, long limit) {
         synchronized (lock) {
-            if (state != State.LOGGED_IN || !tasks.anyOverdue(now, limit)) {
-                return null;
-            }
-            List<IserTask> failed = tasks.expireOverdue(now, limit, CommandTimer.MAX_RETRIES);
-            conn.close(); // after counting: onDisconnected (maybe on this thread) requeues the rest
-            return failed;
+            return state == State.LOGGED_IN ? recovery.tick(now, limit, conn, window) : null;
         }
     }
 
     /** The first login and the LUN scan; the stage fails (and the session is FREE) if either does. */
     CompletableFuture<IserSession> start() {
-        return ConnectionLogin.run(transport, portal, logins.create(spec), this, options.loginTimeout())
+        return ConnectionLogin.retrying(() -> ConnectionLogin.run(transport, portal, logins.create(spec), this,
+                options.loginTimeout()), timers, INITIAL_LOGIN_TRIES)
                 .thenCompose(p -> LunScan.scan(this::submit))
                 .handle((found, e) -> {
                     if (e != null) {
@@ -196,6 +197,8 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
                 logoutResponse(r);
             } else if (h instanceof Reject r) {
                 after = reject(r, pdu.pdu().data());
+            } else if (h instanceof TaskMgmtResponse r) {
+                after = tmfResponse(r);
             } else if (h instanceof OtherHeader o && o.opcode() == IscsiOpcode.ASYNC_EVENT) {
                 asyncEvent(AsyncEvent.of(o));
             } else {
@@ -262,7 +265,19 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
         }
     }
 
-    /** A Reject's data segment is the rejected PDU's header: its ITT names the task that failed. */
+    /** The answer to the error handler's ABORT TASK or LU RESET: re-issues, escalates, or fails commands. */
+    private Runnable tmfResponse(TaskMgmtResponse r) {
+        window.update(r.sn());
+        window.acknowledge(r.sn().statSn());
+        List<IserTask> failed = recovery.answered(r, System.nanoTime(), conn, window);
+        if (failed == null) {
+            unexpectedPdus.incrementAndGet();
+            return null;
+        }
+        return () -> commandTimer.fail(failed);
+    }
+
+    /** A Reject's data segment is the rejected PDU's header: its ITT names the task (or TMF) that failed. */
     private Runnable reject(Reject r, byte[] data) {
         window.update(r.sn());
         window.acknowledge(r.sn().statSn());
@@ -271,6 +286,10 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
             return null;
         }
         int itt = ByteBuffer.wrap(data).getInt(16);
+        List<IserTask> failed = new java.util.ArrayList<>();
+        if (recovery.rejected(itt, System.nanoTime(), conn, window, failed)) {
+            return () -> commandTimer.fail(failed);
+        }
         IserTask t = tasks.finish(itt);
         if (t == null) {
             return null;
@@ -320,6 +339,7 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
             }
             conn = null;
             ping.stop();
+            recovery.reset();
             if (loggingOut || state == State.FREE) {
                 free(State.FREE, "session " + sid + " logged out");
                 return;
@@ -491,6 +511,13 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     public int portalGroupTag() {
         synchronized (lock) {
             return params == null ? 1 : params.targetPortalGroupTag();
+        }
+    }
+
+    /** Commands that went past the command timeout (each began an error handler escalation). */
+    long commandTimeouts() {
+        synchronized (lock) {
+            return recovery.count(TaskRecovery.Step.ABORT_TASK);
         }
     }
 

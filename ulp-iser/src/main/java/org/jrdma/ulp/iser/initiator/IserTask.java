@@ -39,6 +39,8 @@ final class IserTask {
     long sentAt;
     /** Times this command timed out and was re-issued after recovery. */
     int timeouts;
+    /** The CmdSN it went out with (an ABORT TASK's RefCmdSN). */
+    int cmdSn;
 
     private IserTask(int lun, byte[] cdb, boolean read, boolean write, ByteBuffer user, boolean exact) {
         this.lun = lun;
@@ -48,6 +50,10 @@ final class IserTask {
         this.edtl = user == null ? 0 : user.remaining();
         this.user = user;
         this.exact = exact;
+    }
+
+    int lun() {
+        return lun;
     }
 
     static IserTask dataIn(int lun, byte[] cdb, ByteBuffer dst, boolean exact) {
@@ -90,6 +96,7 @@ final class IserTask {
     /** The SCSI Command PDU, with the buffer {@link #attach} took. */
     IserPdu command(SessionParams params, int itt, InitiatorSn sn) {
         this.itt = itt;
+        this.cmdSn = sn.cmdSn();
         this.sentAt = System.nanoTime();
         byte[] immediate = new byte[0];
         IserHeader iser = IserHeader.CONTROL;

@@ -78,31 +78,33 @@ final class TaskTable {
         return all;
     }
 
-    /** Whether a command on the wire is older than {@code timeoutNanos}. */
-    boolean anyOverdue(long now, long timeoutNanos) {
+    /** The command on the wire longest past {@code timeoutNanos}, or null. */
+    IserTask oldestOverdue(long now, long timeoutNanos) {
+        IserTask oldest = null;
         for (IserTask t : running.values()) {
-            if (now - t.sentAt > timeoutNanos) {
-                return true;
+            if (now - t.sentAt > timeoutNanos && (oldest == null || t.sentAt - oldest.sentAt < 0)) {
+                oldest = t;
             }
         }
-        return false;
+        return oldest;
     }
 
-    /**
-     * Counts a timeout on every overdue command and removes those past {@code maxRetries} (returned, to fail);
-     * the rest stay to be re-issued after recovery.
-     */
-    List<IserTask> expireOverdue(long now, long timeoutNanos, int maxRetries) {
+    /** Takes every command of {@code lun} off the wire (a LU RESET ended them), in ITT order. */
+    List<IserTask> finishLun(int lun) {
         List<IserTask> out = new ArrayList<>();
-        running.values().removeIf(t -> {
-            if (now - t.sentAt <= timeoutNanos || ++t.timeouts <= maxRetries) {
-                return false;
-            }
-            t.release();
-            out.add(t);
-            return true;
-        });
+        running.values().removeIf(t -> t.lun() == lun && out.add(t));
+        out.sort((a, b) -> Integer.compareUnsigned(a.itt, b.itt));
         return out;
+    }
+
+    /** Whether {@code t} is on the wire (under the ITT it went out with). */
+    boolean isRunning(IserTask t) {
+        return running.get(t.itt) == t;
+    }
+
+    /** A command stopped by task management goes again first. */
+    void requeueFirst(IserTask t) {
+        waiting.addFirst(t);
     }
 
     int running() {

@@ -124,7 +124,7 @@ final class IscsiCommands {
             run.info("Binding to INADDR_ANY (" + DEFAULT_PORTAL + ")");
         }
         NetworkPortal np = ((Tpg) node.model()).createPortal(canonical(ip), port);
-        run.info("Created network portal " + ip + ":" + np.port() + ".");
+        run.info("Created network portal " + np.name() + ".");
     }
 
     /** targetcli's {@code _canonicalize_ip}: IPv6 in brackets. */

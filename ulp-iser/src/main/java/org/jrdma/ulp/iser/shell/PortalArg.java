@@ -41,12 +41,11 @@ final class PortalArg {
 
     /** open-iscsi's portal in login/logout messages: {@code 192.0.2.11,3260}. */
     static String comma(InetSocketAddress a) {
-        return a.getAddress().getHostAddress() + "," + a.getPort();
+        return org.jrdma.ulp.iser.DiscoveredTarget.host(a.getAddress(), false) + "," + a.getPort();
     }
 
     /** {@code 192.0.2.11:3260} ({@code [fd00::1]:3260}). */
     static String colon(InetSocketAddress a) {
-        String h = a.getAddress().getHostAddress();
-        return (h.contains(":") ? "[" + h + "]" : h) + ":" + a.getPort();
+        return org.jrdma.ulp.iser.DiscoveredTarget.host(a.getAddress(), true) + ":" + a.getPort();
     }
 }

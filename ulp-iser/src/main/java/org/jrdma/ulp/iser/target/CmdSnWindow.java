@@ -87,6 +87,24 @@ final class CmdSnWindow {
         return Admission.DELIVERED;
     }
 
+    /**
+     * RFC 7143 11.5.1 b): an ABORT TASK names a task never seen whose RefCmdSN is inside the window and before the
+     * TMF's own CmdSN: that CmdSN counts as received (a command lost on the way no longer holds those after it).
+     * Returns whether it was in the window; the commands it unblocks run on the caller's thread.
+     */
+    boolean considerReceived(int refCmdSn, int tmfCmdSn) {
+        List<Runnable> ready = new ArrayList<>();
+        synchronized (this) {
+            int ahead = refCmdSn - expCmdSn;
+            if (ahead < 0 || ahead >= window || refCmdSn - tmfCmdSn >= 0 || early.containsKey(refCmdSn)) {
+                return false;
+            }
+            admitLocked(refCmdSn, false, () -> { }, ready);
+        }
+        ready.forEach(Runnable::run);
+        return true;
+    }
+
     /** Forgets the held commands (the session ends). */
     synchronized void clear() {
         early.clear();

@@ -14,8 +14,10 @@ import org.osgi.service.component.annotations.Reference;
  * that serves the shared {@link TargetTree}; the tree hands the runtime its iSER portals, so targetcli and
  * ConfigAdmin targets listen from then on. Deactivation (the bundle or the RDMA CM going away) stops the
  * listeners, closes the sessions and their connections and the workers, and leaves the configuration as it is.
+ * Immediate: a delayed component would only start when someone got the service (targetcli's command), so the
+ * ConfigAdmin targets of a framework without a shell never listened.
  */
-@Component(service = IserTargetService.class)
+@Component(service = IserTargetService.class, immediate = true)
 public class IserTargetService implements AutoCloseable {
     @Reference
     RdmaCm cm;

@@ -42,10 +42,17 @@ final class TaskManagement {
         c.sendStatus(sn -> new TaskMgmtResponse(response, req.itt(), sn), new byte[0], 0);
     }
 
-    /** The task is in progress: aborted, FUNCTION COMPLETE; done already or never seen: TASK DOES NOT EXIST. */
+    /**
+     * The task is in progress: aborted, FUNCTION COMPLETE. Never seen, with its RefCmdSN in the window before the
+     * TMF's CmdSN (RFC 7143 11.5.1 b): that CmdSN counts as received, FUNCTION COMPLETE. Else TASK DOES NOT EXIST.
+     */
     private TmfResponse abortTask(TargetConnection c, TaskMgmtRequest req) {
         ScsiTaskRunner task = c.session().task(req.referencedTaskTag());
-        if (task == null || task.aborted()) {
+        if (task == null) {
+            return c.session().window().considerReceived(req.refCmdSn(), req.sn().cmdSn()) ? TmfResponse.COMPLETE
+                    : TmfResponse.NO_TASK;
+        }
+        if (task.aborted()) {
             return TmfResponse.NO_TASK;
         }
         task.abort();

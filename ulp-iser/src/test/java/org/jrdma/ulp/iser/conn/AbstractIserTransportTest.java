@@ -421,9 +421,11 @@ abstract class AbstractIserTransportTest {
     @Test
     void deviceRemovalTakesTheConnectionDown() throws Exception {
         connect();
-        fabric.removeTargetDevice();
+        org.jrdma.ib.core.spi.UnregisterReport gone = fabric.removeTargetDevice();
         assertEquals("device removal", targetInbox.awaitDisconnect());
         assertTrue(target.connections().isEmpty());
+        // the connection freed its QP, CQ, MRs and PD within DEVICE_REMOVAL: ib-core had nothing of ours to reap
+        assertEquals(java.util.List.of(), gone.leaked().stream().filter(r -> r.owner().equals("ib_iser")).toList());
         // the removed device sends nothing more (no DREQ): the initiator learns it from its next SEND's retries,
         // as over Linux (iSCSI's NOP-Out ping finds it)
         assertEquals(0, initiatorInbox.disconnects.get());
@@ -431,6 +433,35 @@ abstract class AbstractIserTransportTest {
 
     static long iserThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("iser-")).count();
+    }
+
+    /**
+     * The listener hands an accepted connection over before its completion thread starts; closing it then must
+     * still be waited for (the flaky cycle of the test below: {@code awaitDown} returned at once, "not down").
+     */
+    @Test
+    void aConnectionClosedBeforeItsThreadStartsIsWaitedFor() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        target = new RdmaIserTransport(fabric.cm(), IserConnectionConfig.ofQueueDepth(16));
+        target.listen(fabric.portal(PORT), c -> {
+            c.handler(targetInbox);
+            accepted.complete((RdmaIserConnection) c);
+            try {
+                release.await(10, TimeUnit.SECONDS); // a slow accept callback (or a descheduled CM thread)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        initiator = new RdmaIserTransport(fabric.cm(), fabric.initiatorConfig(IserConnectionConfig.ofQueueDepth(16)));
+        initiator.connect(fabric.portal(PORT), initiatorInbox).toCompletableFuture().get(15, TimeUnit.SECONDS);
+        RdmaIserConnection t = accepted.get(10, TimeUnit.SECONDS);
+        t.close();
+        CompletableFuture.runAsync(release::countDown,
+                CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS));
+        assertTrue(t.awaitDown(10_000), "closed before its completion thread started, then not waited for");
+        assertEquals("closed", targetInbox.awaitDisconnect());
+        assertEquals("DISCONNECTED by the peer", initiatorInbox.awaitDisconnect());
+        assertTrue(target.connections().isEmpty());
     }
 
     @Test

@@ -19,8 +19,29 @@ interface IserFabric extends AutoCloseable {
     /** {@code base} as the initiator needs it on this fabric (a source address, a connect timeout). */
     IserConnectionConfig initiatorConfig(IserConnectionConfig base);
 
-    /** Takes the target device away (hot unplug): the RDMA CM sends DEVICE_REMOVAL to the ids on it. */
-    void removeTargetDevice();
+    /**
+     * Takes the target device away (hot unplug): the RDMA CM sends DEVICE_REMOVAL to the ids on it; what ib-core
+     * had to destroy itself because its owner left it behind is in the report.
+     */
+    org.jrdma.ib.core.spi.UnregisterReport removeTargetDevice();
+
+    /**
+     * Takes the initiator's device away ({@code rdma link delete}): what ib-core had to destroy itself because a
+     * client left it behind is in the report. Only where the fabric can give it back ({@link #restoreInitiatorDevice}).
+     */
+    default org.jrdma.ib.core.spi.UnregisterReport removeInitiatorDevice() {
+        throw new UnsupportedOperationException("no initiator device removal on " + getClass().getSimpleName());
+    }
+
+    /** The target's device again after {@link #removeTargetDevice}, on the same address. */
+    default void restoreTargetDevice() {
+        throw new UnsupportedOperationException("no target device restore on " + getClass().getSimpleName());
+    }
+
+    /** The initiator's device again, on the same address ({@code rdma link add}). */
+    default void restoreInitiatorDevice() {
+        throw new UnsupportedOperationException("no initiator device removal on " + getClass().getSimpleName());
+    }
 
     @Override
     void close();

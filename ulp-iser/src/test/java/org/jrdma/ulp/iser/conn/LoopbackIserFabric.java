@@ -54,9 +54,10 @@ final class LoopbackIserFabric implements IserFabric {
     }
 
     @Override
-    public void removeTargetDevice() {
-        targetLo.close();
+    public org.jrdma.ib.core.spi.UnregisterReport removeTargetDevice() {
+        org.jrdma.ib.core.spi.UnregisterReport r = targetLo.close();
         targetLo = null;
+        return r;
     }
 
     @Override

@@ -20,16 +20,15 @@ final class RxeIserFabric implements IserFabric {
     private final IbCore core = IbCore.newInstance();
     private final String net = "127." + ThreadLocalRandom.current().nextInt(16, 250) + "."
             + ThreadLocalRandom.current().nextInt(1, 250) + ".";
-    private final RxeNetDevice initiatorDev;
+    private RxeNetDevice initiatorDev;
     private RxeNetDevice targetDev;
-    private final IbDevice targetIb;
+    private IbDevice targetIb;
     private final MadLayer mad;
     private final RdmaCmService cm;
 
     RxeIserFabric() {
-        initiatorDev = RxeNetDevice.open(core.registrar(), "iia%d", "lo", net + "1", 0, NettyWire.Transport.AUTO);
-        targetDev = RxeNetDevice.open(core.registrar(), "iib%d", "lo", net + "2", 0, NettyWire.Transport.AUTO);
-        targetIb = targetDev.ibDevice();
+        restoreInitiatorDevice();
+        restoreTargetDevice();
         mad = new MadLayer(core);
         cm = new RdmaCmService(core, mad);
     }
@@ -50,9 +49,10 @@ final class RxeIserFabric implements IserFabric {
     }
 
     @Override
-    public void removeTargetDevice() {
-        targetDev.close();
+    public org.jrdma.ib.core.spi.UnregisterReport removeTargetDevice() {
+        org.jrdma.ib.core.spi.UnregisterReport r = targetDev.close();
         targetDev = null;
+        return r;
     }
 
     private static InetAddress addr(String literal) {
@@ -64,10 +64,30 @@ final class RxeIserFabric implements IserFabric {
     }
 
     @Override
+    public org.jrdma.ib.core.spi.UnregisterReport removeInitiatorDevice() {
+        org.jrdma.ib.core.spi.UnregisterReport r = initiatorDev.close();
+        initiatorDev = null;
+        return r;
+    }
+
+    @Override
+    public void restoreTargetDevice() {
+        targetDev = RxeNetDevice.open(core.registrar(), "iib%d", "lo", net + "2", 0, NettyWire.Transport.AUTO);
+        targetIb = targetDev.ibDevice();
+    }
+
+    @Override
+    public void restoreInitiatorDevice() {
+        initiatorDev = RxeNetDevice.open(core.registrar(), "iia%d", "lo", net + "1", 0, NettyWire.Transport.AUTO);
+    }
+
+    @Override
     public void close() {
         cm.close();
         mad.close();
-        initiatorDev.close();
+        if (initiatorDev != null) {
+            initiatorDev.close();
+        }
         if (targetDev != null) {
             targetDev.close();
         }

@@ -28,6 +28,29 @@ public final class TestFabrics implements AutoCloseable {
         return fabric.initiatorConfig(base);
     }
 
+    public org.jrdma.ib.core.IbDevice initiatorDevice() {
+        return fabric.initiatorDevice();
+    }
+
+    public org.jrdma.ib.core.IbDevice targetDevice() {
+        return fabric.targetDevice();
+    }
+
+    /** {@code rdma link delete} of the initiator's device; what ib-core had to clean up after its clients. */
+    public org.jrdma.ib.core.spi.UnregisterReport removeInitiatorDevice() {
+        return fabric.removeInitiatorDevice();
+    }
+
+    /** {@code rdma link add} of the initiator's device again, same address. */
+    public void restoreInitiatorDevice() {
+        fabric.restoreInitiatorDevice();
+    }
+
+    /** The device's tracked resources of one kind ({@code rdma resource show}), for leak checks. */
+    public static long count(org.jrdma.ib.core.IbDevice d, org.jrdma.ib.core.ResourceType type) {
+        return IserFabric.count(d, type);
+    }
+
     @Override
     public void close() {
         fabric.close();

@@ -24,36 +24,19 @@ import org.jrdma.ulp.iser.scsi.LunTable;
 import org.jrdma.ulp.iser.scsi.RamdiskBackstore;
 import org.jrdma.ulp.iser.scsi.ScsiLun;
 import org.jrdma.ulp.iser.target.IserTargetRuntime;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The whole stack on verbs: initiator and target runtime over RdmaIserTransport on two hw-rxe devices. */
 class InitiatorOverRxeTest {
     static final long SIZE = 64L << 20;
-    final TestFabrics fabric = TestFabrics.rxe();
-    final InetSocketAddress portal = fabric.portal(3260);
-    final RdmaIserTransport targetTransport = new RdmaIserTransport(fabric.cm(), IserConnectionConfig.defaults());
-    final RdmaIserTransport initiatorTransport = new RdmaIserTransport(fabric.cm(),
-            fabric.initiatorConfig(IserConnectionConfig.defaults()));
-    final IserTargetRuntime target = new IserTargetRuntime(targetTransport,
-            new InitiatorTargetEndToEndTest.Directory(new LunTable(new TreeMap<>(Map.of(0,
-                    new ScsiLun(new RamdiskBackstore("rd0", SIZE), false))))));
-    final IserInitiatorService initiator = new IserInitiatorService(initiatorTransport,
-            "iqn.2026-12.org.jrdma:01:rxe");
-
-    @AfterEach
-    void tearDown() {
-        initiator.close();
-        target.close();
-        initiatorTransport.close();
-        targetTransport.close();
-        fabric.close();
-    }
+    @AutoClose
+    final RxeStack stack = new RxeStack("iqn.2026-12.org.jrdma:01:rxe", SIZE, IserTargetRuntime::new);
 
     @Test
     void loginIoAndLogoutOverRoce() throws Exception {
-        target.enable(portal);
-        IserSession s = initiator.login(portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
+        stack.target.enable(stack.portal);
+        IserSession s = stack.initiator.login(stack.portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
                 .get(20, TimeUnit.SECONDS);
         assertEquals(SIZE / 512, s.capacity(0));
         TestIo.writeReadBack(s, 0, 4096, 65536, 1 << 20);
@@ -75,11 +58,11 @@ class InitiatorOverRxeTest {
     /** A pool of 4 MiB for 32 x 1 MiB in flight: commands wait for buffers instead of failing. */
     @Test
     void anEmptyPoolMakesCommandsWaitNotFail() throws Exception {
-        target.enable(portal);
-        try (RdmaIserTransport small = new RdmaIserTransport(fabric.cm(), fabric.initiatorConfig(
+        stack.target.enable(stack.portal);
+        try (RdmaIserTransport small = new RdmaIserTransport(stack.fabric.cm(), stack.fabric.initiatorConfig(
                 IserConnectionConfig.defaults().withPool(1 << 20, 1 << 20, 4L << 20)));
                 IserInitiatorService other = new IserInitiatorService(small, "iqn.2026-12.org.jrdma:01:small")) {
-            IserSession s = other.login(portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
+            IserSession s = other.login(stack.portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
                     .get(20, TimeUnit.SECONDS);
             List<CompletableFuture<Void>> io = new ArrayList<>();
             for (int i = 0; i < 32; i++) {
@@ -95,8 +78,8 @@ class InitiatorOverRxeTest {
     /** The benchmark's two loads through iser_io, 1 MiB and 4 KiB at QD 32 (speed printed, not asserted). */
     @Test
     void iserIoAtQueueDepth32() throws Exception {
-        target.enable(portal);
-        initiator.login(portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture().get(20, TimeUnit.SECONDS);
+        stack.target.enable(stack.portal);
+        stack.initiator.login(stack.portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture().get(20, TimeUnit.SECONDS);
         for (String[] run : new String[][] {
             {"--bs", "1m", "--size", "32m", "--write"},
             {"--bs", "1m", "--size", "32m", "--verify"},
@@ -106,7 +89,7 @@ class InitiatorOverRxeTest {
             StringBuilder err = new StringBuilder();
             List<String> args = new ArrayList<>(List.of("-s", "1", "--qd", "32", "--pattern", "5aa5c33c"));
             args.addAll(List.of(run));
-            int status = new org.jrdma.ulp.iser.shell.IserIo(initiator, new java.io.PrintStream(bytes, true),
+            int status = new org.jrdma.ulp.iser.shell.IserIo(stack.initiator, new java.io.PrintStream(bytes, true),
                     err).main(args.toArray(String[]::new));
             String out = bytes.toString();
             System.out.print("iser_io " + String.join(" ", args) + "\n" + out);

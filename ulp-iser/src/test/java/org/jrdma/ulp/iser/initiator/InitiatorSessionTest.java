@@ -261,7 +261,7 @@ class InitiatorSessionTest {
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> await(s.read(0, 0, 1, ByteBuffer.allocate(512))));
         assertEquals("READ(16) LUN 0: timed out after 6 tries of 200 ms", e.getCause().getMessage());
-        assertEquals(6, s.commandTimer.timeouts.get());
+        assertEquals(6, s.commandTimeouts());
         target.answerIo = true;
         await(s.read(0, 0, 1, ByteBuffer.allocate(512)));
         assertEquals(IserSession.State.LOGGED_IN, s.state());

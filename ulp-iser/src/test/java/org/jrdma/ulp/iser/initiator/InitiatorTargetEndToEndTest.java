@@ -168,6 +168,36 @@ class InitiatorTargetEndToEndTest {
     }
 
     @Test
+    void aFirstLoginRefusedByTheTransportIsTriedAgainAsOpenIscsiDoes() throws Exception {
+        target.close(); // nobody listens: the first connect fails at once
+        long t0 = System.nanoTime();
+        CompletableFuture<IserSession> pending = initiator.login(PORTAL, IQN, IserSessionOptions.defaults())
+                .toCompletableFuture();
+        Thread.sleep(ConnectionLogin.LOGIN_RETRY_DELAY_MS / 2);
+        target = runtime(128); // listening before the second attempt
+        IserSession s = pending.get(10, TimeUnit.SECONDS);
+        assertTrue(System.nanoTime() - t0 >= ConnectionLogin.LOGIN_RETRY_DELAY_MS * 1_000_000, "a second attempt");
+        assertEquals(List.of(0), s.luns());
+        await(s.write(0, 0, 8, ByteBuffer.wrap(pattern(4096, 7))));
+        ByteBuffer back = ByteBuffer.allocate(4096);
+        await(s.read(0, 0, 8, back));
+        assertArrayEquals(pattern(4096, 7), back.array());
+    }
+
+    @Test
+    void aFirstLoginGivesUpAfterTheRetriesWithTheConnectError() throws Exception {
+        target.close();
+        java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> initiator.login(PORTAL, IQN, IserSessionOptions.defaults()).toCompletableFuture()
+                        .get(30, TimeUnit.SECONDS));
+        LoginFailedException f = (LoginFailedException) e.getCause();
+        assertEquals(LoginFailedException.Kind.TRANSPORT, f.kind());
+        assertTrue(f.getMessage().startsWith("connect to "), f.getMessage());
+        assertEquals(List.of(), initiator.sessions());
+    }
+
+    @Test
     void aTargetRestartIsSurvivedByReinstatement() throws Exception {
         InitiatorSession s = (InitiatorSession) login(IserSessionOptions.defaults());
         await(s.write(0, 0, 8, ByteBuffer.wrap(pattern(4096, 1))));

@@ -33,6 +33,20 @@ class CmdSnWindowTest {
         assertEquals(1, w.queued());
     }
 
+    /** RFC 7143 11.5.1 b): an ABORT TASK for a command never received fills its CmdSN's gap. */
+    @Test
+    void aLostCommandsCmdSnCountsAsReceivedOnAbort() {
+        CmdSnWindow w = new CmdSnWindow(10, 128);
+        assertEquals(Admission.QUEUED, admit(w, 11, false));
+        assertEquals(false, w.considerReceived(10, 10), "RefCmdSN not before the TMF's CmdSN");
+        assertEquals(false, w.considerReceived(9, 12), "before ExpCmdSN: done already");
+        assertEquals(false, w.considerReceived(11, 12), "held, so received");
+        assertEquals(true, w.considerReceived(10, 12));
+        assertEquals(List.of(11), delivered, "the command held behind the gap runs");
+        assertEquals(12, w.expCmdSn());
+        assertEquals(false, w.considerReceived(140, 141), "past MaxCmdSN");
+    }
+
     @Test
     void immediateCommandsGoAtOnceWithoutAdvancing() {
         CmdSnWindow w = new CmdSnWindow(5, 128);

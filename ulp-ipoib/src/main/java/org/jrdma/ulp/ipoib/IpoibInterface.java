@@ -1,0 +1,78 @@
+package org.jrdma.ulp.ipoib;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One IPoIB interface ({@code struct net_device} of Linux's ipoib) on one InfiniBand port. Sends are asynchronous:
+ * {@link #send} queues the packet to the interface's thread, which resolves the destination (ARP, SA PathRecord,
+ * address handle) and posts it; what cannot be sent is counted in {@link #stats()} ({@code tx_dropped} and the
+ * reason in {@code drops}).
+ */
+public interface IpoibInterface {
+    /** {@code ib0}, {@code ib1}, ... */
+    String name();
+
+    /** The interface index ({@code ip link}'s first column), never reused. */
+    int ifindex();
+
+    /** The IB device and port under the interface. */
+    String device();
+
+    int port();
+
+    /** The 20-byte hardware address: flags, the UD QPN (24 bits), the port GID (RFC 4391 section 9.1.1). */
+    byte[] hwAddr();
+
+    /** The broadcast address: QPN 0xffffff and the broadcast MGID {@code ff12:401b:PKEY::ffff:ffff}. */
+    byte[] broadcast();
+
+    /** The P_Key of the interface (with the full-member bit). */
+    int pkey();
+
+    int mtu();
+
+    /** {@code tx_queue_len}: twice the send ring, as Linux's ipoib sets it ({@code ip link}'s {@code qlen}). */
+    int txQueueLen();
+
+    IpoibMode mode();
+
+    OperState state();
+
+    IpoibStats stats();
+
+    List<IfAddress> addresses();
+
+    /** {@code ip addr add ADDRESS/PREFIX dev NAME}: an IPv4 address this interface answers ARP for. */
+    void addAddress(InetAddress address, int prefix);
+
+    /** {@code ip addr del}; false if the interface had no such address. */
+    boolean removeAddress(InetAddress address, int prefix);
+
+    List<Neighbour> neighbours();
+
+    /** The IPv4 multicast groups joined with {@link #joinGroup} (the broadcast group not included). */
+    List<InetAddress> groups();
+
+    /**
+     * {@code IP_ADD_MEMBERSHIP}: join the IPv4 multicast group's MGID (RFC 4391 section 4) as a full member;
+     * completes when the group's traffic reaches {@link #setReceiver}, exceptionally if the SA refuses.
+     */
+    CompletableFuture<Void> joinGroup(InetAddress group);
+
+    /** {@code IP_DROP_MEMBERSHIP}. */
+    CompletableFuture<Void> leaveGroup(InetAddress group);
+
+    /** Queues an IPv4 packet (starting with its IP header) for sending; the buffer's remaining bytes are copied. */
+    void send(ByteBuffer ipPacket);
+
+    /**
+     * The receiver of IP packets. Null: ICMP echo requests to the interface's addresses are answered (as the
+     * kernel does), everything else is counted and dropped ({@code rx_no_receiver}).
+     */
+    void setReceiver(IpoibReceiver receiver);
+
+    IpoibReceiver receiver();
+}

@@ -1,0 +1,147 @@
+package org.jrdma.ulp.ipoib.impl;
+
+import java.net.Inet4Address;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+
+import org.jrdma.ib.mad.sa.PathRecord;
+import org.jrdma.ulp.ipoib.IfAddress;
+import org.jrdma.ulp.ipoib.Neighbour;
+import org.jrdma.ulp.ipoib.impl.Counters.Drop;
+
+/**
+ * The ARP table of one interface (Linux's {@code neigh} for {@code ARPHRD_INFINIBAND}, RFC 826 as RFC 4391 section 8
+ * uses it): a destination without an entry gets one INCOMPLETE, its packets wait (up to {@value #MAX_QUEUE_BYTES}
+ * bytes, the oldest dropped first: {@code unres_qlen_bytes}'s default, {@code SK_WMEM_MAX}) while a request is broadcast every {@value #RETRANS_MS} ms, at most
+ * {@value #PROBES} times ({@code mcast_solicit}); then the entry is FAILED and its packets are dropped. A reply or
+ * a request for one of our addresses makes the sender REACHABLE. No aging (REACHABLE stays). Mutated only on the
+ * interface's thread; {@link #list} reads from any.
+ */
+final class Neighbours {
+    static final int MAX_QUEUE_BYTES = 212_992;
+    static final int PROBES = 3;
+    static final int RETRANS_MS = 1000;
+
+    private static final class Entry {
+        final Inet4Address ip;
+        final ArrayDeque<byte[]> queue = new ArrayDeque<>();
+        int queuedBytes;
+        volatile HwAddr hw;
+        volatile Neighbour.State state = Neighbour.State.INCOMPLETE;
+        int probes;
+        Future<?> timer;
+
+        Entry(Inet4Address ip) {
+            this.ip = ip;
+        }
+    }
+
+    private final IpoibNetdev dev;
+    private final Map<Inet4Address, Entry> table = new ConcurrentHashMap<>();
+
+    Neighbours(IpoibNetdev dev) {
+        this.dev = dev;
+    }
+
+    /** Sends an IPv4 packet to the on-link {@code ip}: at once if resolved, else after ARP. */
+    void send(Inet4Address ip, byte[] packet) {
+        Entry e = table.get(ip);
+        if (e != null && e.state == Neighbour.State.REACHABLE) {
+            dev.paths().send(e.hw, Encap.IPV4, packet);
+            return;
+        }
+        if (e == null || e.state == Neighbour.State.FAILED) {
+            e = new Entry(ip);
+            table.put(ip, e);
+            probe(e);
+        }
+        while (!e.queue.isEmpty() && e.queuedBytes + packet.length > MAX_QUEUE_BYTES) {
+            e.queuedBytes -= e.queue.poll().length;
+            dev.counters().drop(Drop.TX_UNRESOLVED);
+        }
+        e.queue.add(packet);
+        e.queuedBytes += packet.length;
+    }
+
+    private void probe(Entry e) {
+        if (e.state != Neighbour.State.INCOMPLETE || table.get(e.ip) != e) {
+            return;
+        }
+        if (e.probes >= PROBES) {
+            e.state = Neighbour.State.FAILED;
+            dev.counters().drop(Drop.TX_UNRESOLVED, e.queue.size());
+            e.queue.clear();
+            e.queuedBytes = 0;
+            return;
+        }
+        e.probes++;
+        solicit(e.ip);
+        e.timer = dev.schedule(() -> probe(e), RETRANS_MS);
+    }
+
+    /** {@code arp_solicit}: a request from the address on the target's subnet, to the broadcast group. */
+    private void solicit(Inet4Address target) {
+        IfAddress src = dev.addresses().stream().filter(a -> a.onLink(target)).findFirst().orElse(null);
+        if (src == null || dev.ud() == null) {
+            return;
+        }
+        ArpPacket req = new ArpPacket(ArpPacket.REQUEST, dev.hw(), (Inet4Address) src.address(), null, target);
+        dev.mcast().send(dev.broadcastAddr().gid(), Encap.ARP, req.encode());
+    }
+
+    /** {@code arp_send(ARPOP_REPLY)}: to the requester's address, by its path. */
+    void reply(ArpPacket request) {
+        ArpPacket reply = new ArpPacket(ArpPacket.REPLY, dev.hw(), request.targetIp(), request.senderHw(),
+                request.senderIp());
+        dev.paths().send(request.senderHw(), Encap.ARP, reply.encode());
+    }
+
+    /** An ARP packet arrived (RFC 826's merge: update a known sender; add it if the packet is for us). */
+    void arpReceived(ArpPacket arp, boolean forUs) {
+        Entry e = table.get(arp.senderIp());
+        if (e == null && !forUs) {
+            return;
+        }
+        if (e == null) {
+            e = new Entry(arp.senderIp());
+            table.put(arp.senderIp(), e);
+        }
+        e.hw = arp.senderHw();
+        e.state = Neighbour.State.REACHABLE;
+        if (e.timer != null) {
+            e.timer.cancel(false);
+        }
+        byte[] p;
+        e.queuedBytes = 0;
+        while ((p = e.queue.poll()) != null) {
+            dev.paths().send(e.hw, Encap.IPV4, p);
+        }
+    }
+
+    List<Neighbour> list() {
+        List<Neighbour> out = new ArrayList<>();
+        for (Entry e : table.values()) {
+            HwAddr hw = e.hw;
+            PathRecord rec = hw == null ? null : dev.pathRecord(hw.gid());
+            out.add(new Neighbour(e.ip, hw == null ? null : hw.bytes(), e.state, rec == null ? 0 : rec.dlid,
+                    rec == null ? 0 : rec.sl));
+        }
+        return out;
+    }
+
+    /** Drops every waiting packet as {@code why} and stops the probes (interface going away). */
+    void flush(Drop why) {
+        for (Entry e : table.values()) {
+            dev.counters().drop(why, e.queue.size());
+            e.queue.clear();
+            e.queuedBytes = 0;
+            if (e.timer != null) {
+                e.timer.cancel(false);
+            }
+        }
+    }
+}

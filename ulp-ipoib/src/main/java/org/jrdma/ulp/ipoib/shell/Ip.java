@@ -1,0 +1,209 @@
+package org.jrdma.ulp.ipoib.shell;
+
+import java.io.PrintStream;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.jrdma.ulp.ipoib.IfAddress;
+import org.jrdma.ulp.ipoib.IpoibInterface;
+import org.jrdma.ulp.ipoib.IpoibInterfaces;
+
+/**
+ * iproute2's {@code ip} for the IPoIB interfaces: {@code ip [-s[-s]] [-d] link [show [dev] NAME]},
+ * {@code ip addr [show [dev NAME]]}, {@code ip addr add|del A/PLEN dev NAME}, {@code ip neigh [show [dev NAME]]}.
+ * Objects and commands match by prefix as iproute2's {@code matches()}; its messages and exit statuses
+ * (1 for a bad device or argument, 2 for what the kernel refuses, 255 for an unknown object).
+ */
+final class Ip {
+    private final IpoibInterfaces interfaces;
+    private final PrintStream out;
+    private final StringBuilder err;
+    private int stats;
+    private boolean details;
+
+    Ip(IpoibInterfaces interfaces, PrintStream out, StringBuilder err) {
+        this.interfaces = interfaces;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** The words after {@code ip}; returns the exit status. */
+    int main(String[] args) {
+        int i = 0;
+        for (; i < args.length && args[i].startsWith("-"); i++) {
+            String o = args[i].replaceFirst("^--?", "");
+            if (matches(o, "statistics") || o.equals("s")) {
+                stats++;
+            } else if (matches(o, "details")) {
+                details = true;
+            } else {
+                return fail("Option \"" + args[i] + "\" is unknown, try \"ip -help\".", 255);
+            }
+        }
+        if (i == args.length) {
+            return fail("Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\nwhere  OBJECT := { address | link | neighbour }",
+                    255);
+        }
+        String object = args[i];
+        List<String> rest = List.of(args).subList(i + 1, args.length);
+        if (matches(object, "link")) {
+            return link(rest);
+        } else if (matches(object, "address")) {
+            return addr(rest);
+        } else if (matches(object, "neighbour") || matches(object, "neighbor")) {
+            return neigh(rest);
+        }
+        return fail("Object \"" + object + "\" is unknown, try \"ip help\".", 255);
+    }
+
+    static boolean matches(String word, String full) {
+        return !word.isEmpty() && full.startsWith(word);
+    }
+
+    private int fail(String msg, int status) {
+        err.append(msg).append('\n');
+        return status;
+    }
+
+    private int link(List<String> rest) {
+        Optional<String> dev;
+        if (rest.isEmpty() || matches(rest.get(0), "show") || matches(rest.get(0), "list")) {
+            List<String> a = rest.isEmpty() ? rest : rest.subList(1, rest.size());
+            dev = a.isEmpty() ? Optional.empty() : Optional.of(a.get(a.get(0).equals("dev") && a.size() > 1 ? 1 : 0));
+        } else {
+            return fail("Command \"" + rest.get(0) + "\" is unknown, try \"ip link help\".", 255);
+        }
+        List<IpoibInterface> l = select(dev);
+        if (l == null) {
+            return fail("Device \"" + dev.get() + "\" does not exist.", 1);
+        }
+        for (IpoibInterface i : l) {
+            out.println(IpFormat.header(i, true));
+            out.println(IpFormat.link(i, details));
+            if (stats > 0) {
+                out.print(IpFormat.stats(i.stats(), stats));
+            }
+        }
+        return 0;
+    }
+
+    /** The interfaces named (all if none); null if the name is unknown. */
+    private List<IpoibInterface> select(Optional<String> dev) {
+        if (dev.isEmpty()) {
+            return interfaces.list();
+        }
+        return interfaces.get(dev.get()).map(List::of).orElse(null);
+    }
+
+    private int addr(List<String> rest) {
+        if (!rest.isEmpty() && (rest.get(0).equals("add") || matches(rest.get(0), "delete"))) {
+            return addrChange(rest.get(0).equals("add"), rest.subList(1, rest.size()));
+        }
+        if (!rest.isEmpty() && !matches(rest.get(0), "show") && !matches(rest.get(0), "list")) {
+            return fail("Command \"" + rest.get(0) + "\" is unknown, try \"ip address help\".", 255);
+        }
+        Optional<String> dev = devArg(rest.isEmpty() ? rest : rest.subList(1, rest.size()));
+        List<IpoibInterface> l = select(dev);
+        if (l == null) {
+            return fail("Device \"" + dev.get() + "\" does not exist.", 1);
+        }
+        for (IpoibInterface i : l) {
+            out.println(IpFormat.header(i, false));
+            out.println(IpFormat.link(i, details));
+            for (IfAddress a : i.addresses()) {
+                out.println(IpFormat.inet(a, i));
+            }
+            if (stats > 0) {
+                out.print(IpFormat.stats(i.stats(), stats));
+            }
+        }
+        return 0;
+    }
+
+    private static Optional<String> devArg(List<String> a) {
+        for (int k = 0; k < a.size(); k++) {
+            if (a.get(k).equals("dev") && k + 1 < a.size()) {
+                return Optional.of(a.get(k + 1));
+            }
+        }
+        return a.size() == 1 ? Optional.of(a.get(0)) : Optional.empty();
+    }
+
+    private int addrChange(boolean add, List<String> a) {
+        String prefix = null;
+        String dev = null;
+        for (int k = 0; k < a.size(); k++) {
+            if (a.get(k).equals("dev") && k + 1 < a.size()) {
+                dev = a.get(++k);
+            } else if (prefix == null) {
+                prefix = a.get(k);
+            } else {
+                return fail("Error: either \"local\" is duplicate, or \"" + a.get(k) + "\" is a garbage.", 1);
+            }
+        }
+        if (prefix == null) {
+            return fail("Not enough information: address is required.", 1);
+        }
+        if (dev == null) {
+            return fail("Not enough information: \"dev\" argument is required.", 1);
+        }
+        IfAddress ifa = parse(prefix);
+        if (ifa == null) {
+            return fail("Error: inet prefix is expected rather than \"" + prefix + "\".", 1);
+        }
+        Optional<IpoibInterface> i = interfaces.get(dev);
+        if (i.isEmpty()) {
+            return fail("Cannot find device \"" + dev + "\"", 1);
+        }
+        return add ? addAddress(i.get(), ifa) : delAddress(i.get(), ifa);
+    }
+
+    private int addAddress(IpoibInterface i, IfAddress ifa) {
+        if (i.addresses().contains(ifa)) {
+            return fail("RTNETLINK answers: File exists", 2);
+        }
+        i.addAddress(ifa.address(), ifa.prefix());
+        return 0;
+    }
+
+    private int delAddress(IpoibInterface i, IfAddress ifa) {
+        return i.removeAddress(ifa.address(), ifa.prefix()) ? 0
+                : fail("RTNETLINK answers: Cannot assign requested address", 2);
+    }
+
+    /** {@code A.B.C.D[/PLEN]} (32 without a length, as iproute2); null if it is not one. */
+    static IfAddress parse(String s) {
+        String[] p = s.split("/", -1);
+        if (p.length > 2 || !p[0].matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+            return null;
+        }
+        try {
+            InetAddress a = InetAddress.getByName(p[0]);
+            int plen = p.length == 2 ? Integer.parseInt(p[1]) : 32;
+            return a instanceof Inet4Address && plen >= 0 && plen <= 32 ? new IfAddress(a, plen) : null;
+        } catch (UnknownHostException | NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private int neigh(List<String> rest) {
+        if (!rest.isEmpty() && !matches(rest.get(0), "show") && !matches(rest.get(0), "list")) {
+            return fail("Command \"" + rest.get(0) + "\" is unknown, try \"ip neigh help\".", 255);
+        }
+        Optional<String> dev = devArg(rest.isEmpty() ? rest : rest.subList(1, rest.size()));
+        List<IpoibInterface> l = select(dev);
+        if (l == null) {
+            return fail("Cannot find device \"" + dev.get() + "\"", 1);
+        }
+        List<String> lines = new ArrayList<>();
+        for (IpoibInterface i : l) {
+            i.neighbours().forEach(n -> lines.add(IpFormat.neigh(n, i, details)));
+        }
+        lines.forEach(out::println);
+        return 0;
+    }
+}

@@ -1,0 +1,187 @@
+package org.jrdma.ulp.ipoib.shell;
+
+import java.io.PrintStream;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import org.jrdma.ib.core.cli.Getopt;
+import org.jrdma.ulp.ipoib.IfAddress;
+import org.jrdma.ulp.ipoib.IpoibInterface;
+import org.jrdma.ulp.ipoib.IpoibInterfaces;
+import org.jrdma.ulp.ipoib.IpoibReceiver;
+
+/**
+ * iputils' {@code ping} over an IPoIB interface: {@code ping [-q] [-c count] [-i interval] [-s size] [-W timeout]
+ * [-I iface] destination}, its output lines and exit status (0 some reply, 1 none, 2 an error). The interface is the
+ * one named by {@code -I}, else the first with the destination on-link that does not own it. While it runs, ping is the interface's
+ * receiver (the kernel's raw ICMP socket); the receiver before it is put back at the end.
+ */
+final class Ping {
+    private final IpoibInterfaces interfaces;
+    private final PrintStream out;
+    private final StringBuilder err;
+    private final RttStats rtt = new RttStats();
+    private long count = Long.MAX_VALUE;
+    private double interval = 1.0;
+    private int size = 56;
+    private double linger = 10;
+    private boolean quiet;
+    private String iface;
+
+    /** One reply as it arrived: its ICMP sequence, TTL, and when. */
+    private record Reply(int seq, int ttl, int icmpBytes, long nanos) {
+    }
+
+    Ping(IpoibInterfaces interfaces, PrintStream out, StringBuilder err) {
+        this.interfaces = interfaces;
+        this.out = out;
+        this.err = err;
+    }
+
+    int main(String[] args) {
+        Getopt g = new Getopt("ping", args, "qc:i:s:W:I:", new Getopt.LongOption[0], err);
+        try {
+            for (int c; (c = g.next()) != -1;) {
+                switch (c) {
+                    case 'q' -> quiet = true;
+                    case 'c' -> count = Long.parseLong(g.optarg);
+                    case 'i' -> interval = Double.parseDouble(g.optarg);
+                    case 's' -> size = Integer.parseInt(g.optarg);
+                    case 'W' -> linger = Double.parseDouble(g.optarg);
+                    case 'I' -> iface = g.optarg;
+                    default -> {
+                        return 2;
+                    }
+                }
+            }
+        } catch (NumberFormatException e) {
+            return fail("ping: invalid argument: '" + e.getMessage().replaceFirst(".*\"(.*)\"", "$1") + "'");
+        }
+        if (g.operands().size() != 1) {
+            return fail("ping: usage error: Destination address required");
+        }
+        if (count < 1 || interval < 0.001 || size < 0 || size > 65507) {
+            return fail("ping: invalid argument: out of range");
+        }
+        return run(g.operands().get(0));
+    }
+
+    private int fail(String msg) {
+        err.append(msg).append('\n');
+        return 2;
+    }
+
+    private int run(String dest) {
+        Inet4Address dst = parse(dest);
+        if (dst == null) {
+            return fail("ping: " + dest + ": Name or service not known");
+        }
+        Optional<IpoibInterface> dev = iface != null ? interfaces.get(iface)
+                : interfaces.list().stream().filter(i -> onLinkNotOwn(i, dst)).findFirst();
+        if (dev.isEmpty()) {
+            return fail(iface != null ? "ping: SO_BINDTODEVICE " + iface + ": No such device"
+                    : "ping: connect: Network is unreachable");
+        }
+        IpoibInterface i = dev.get();
+        Optional<IfAddress> src = i.addresses().stream().filter(a -> a.onLink(dst)).findFirst()
+                .or(() -> i.addresses().stream().findFirst());
+        if (src.isEmpty()) {
+            return fail("ping: bind icmp socket: Cannot assign requested address");
+        }
+        out.printf("PING %s (%s) from %s %s: %d(%d) bytes of data.%n", dest, dst.getHostAddress(),
+                src.get().address().getHostAddress(), i.name(), size, size + 28);
+        IpoibReceiver before = i.receiver();
+        BlockingQueue<Reply> replies = new LinkedBlockingQueue<>();
+        int id = ThreadLocalRandom.current().nextInt(1, 0x10000);
+        i.setReceiver((x, p) -> reply(p, dst, id, replies));
+        try {
+            return loop(i, (Inet4Address) src.get().address(), dst, id, replies);
+        } finally {
+            i.setReceiver(before);
+        }
+    }
+
+    /** The route's interface: the destination on-link, and (one container, several interfaces) not its own. */
+    private static boolean onLinkNotOwn(IpoibInterface i, Inet4Address dst) {
+        return i.addresses().stream().anyMatch(a -> a.onLink(dst))
+                && i.addresses().stream().noneMatch(a -> a.address().equals(dst));
+    }
+
+    private static Inet4Address parse(String s) {
+        try {
+            return s.matches("\\d{1,3}(\\.\\d{1,3}){3}") ? (Inet4Address) InetAddress.getByName(s) : null;
+        } catch (java.net.UnknownHostException e) {
+            return null;
+        }
+    }
+
+    private static void reply(ByteBuffer p, Inet4Address dst, int id, BlockingQueue<Reply> q) {
+        byte[] b = new byte[p.remaining()];
+        p.get(b);
+        int ihl = (b[0] & 0x0f) * 4;
+        if (b.length < ihl + 8 || b[9] != 1 || b[ihl] != 0 || (u16(b, ihl + 4)) != id) {
+            return; // not our echo reply
+        }
+        byte[] from = {b[12], b[13], b[14], b[15]};
+        if (java.util.Arrays.equals(from, dst.getAddress())) {
+            q.add(new Reply(u16(b, ihl + 6), b[8] & 0xff, b.length - ihl, System.nanoTime()));
+        }
+    }
+
+    private static int u16(byte[] b, int off) {
+        return (b[off] & 0xff) << 8 | b[off + 1] & 0xff;
+    }
+
+    private int loop(IpoibInterface i, Inet4Address src, Inet4Address dst, int id, BlockingQueue<Reply> replies) {
+        long start = System.nanoTime();
+        long[] sentAt = new long[0x10000]; // by ICMP sequence number
+        long sent = 0;
+        long received = 0;
+        long next = start;
+        try {
+            while (sent < count || received < sent) {
+                long now = System.nanoTime();
+                if (sent < count && now >= next) {
+                    int seq = (int) (++sent & 0xffff);
+                    sentAt[seq] = now;
+                    i.send(ByteBuffer.wrap(EchoRequest.build(src, dst, id, seq, size)));
+                    next = now + (long) (interval * 1e9);
+                }
+                long deadline = sent < count ? next : start + (long) ((count - 1) * interval * 1e9 + linger * 1e9);
+                if (sent == count && System.nanoTime() >= deadline) {
+                    break;
+                }
+                Reply r = replies.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (r != null && sentAt[r.seq()] != 0) {
+                    received++;
+                    long us = (r.nanos() - sentAt[r.seq()]) / 1000;
+                    rtt.add(us);
+                    if (!quiet) {
+                        out.printf("%d bytes from %s: icmp_seq=%d ttl=%d time=%s ms%n", r.icmpBytes(),
+                                dst.getHostAddress(), r.seq(), r.ttl(), RttStats.ms(us));
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // Ctrl-C: the statistics, as iputils prints them on SIGINT
+        }
+        summary(dst, sent, received, (System.nanoTime() - start) / 1_000_000);
+        return received > 0 ? 0 : 1;
+    }
+
+    private void summary(Inet4Address dst, long sent, long received, long ms) {
+        out.printf("%n--- %s ping statistics ---%n", dst.getHostAddress());
+        out.printf("%d packets transmitted, %d received, %d%% packet loss, time %dms%n", sent, received,
+                sent == 0 ? 0 : (sent - received) * 100 / sent, ms);
+        if (received > 0) {
+            out.println(String.format(Locale.ROOT, "rtt min/avg/max/mdev = %s ms", rtt.summary()));
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package org.jrdma.ulp.ipoib.shell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.HexFormat;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.mad.ManagedIbFabric;
+import org.jrdma.ulp.ipoib.IpoibInterface;
+import org.jrdma.ulp.ipoib.impl.IpoibClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** {@code ip link}, {@code ip addr}, {@code ip neigh}, {@code ip -s link} over two live interfaces. */
+class IpTest {
+    @RegisterExtension
+    final ManagedIbFabric ib = new ManagedIbFabric();
+    IpoibClient client;
+    IbDevice a;
+    IbDevice b;
+
+    @BeforeEach
+    void up() throws InterruptedException {
+        client = ToolRun.twoInterfacesUp(ib);
+        a = ib.device(0);
+        b = ib.device(1);
+    }
+
+    @AfterEach
+    void down() {
+        ib.core().unregisterClient(client);
+    }
+
+    ToolRun ip(String... args) {
+        return ToolRun.of((out, err) -> new Ip(client, out, err).main(args));
+    }
+
+    String hw(String name) {
+        return HexFormat.ofDelimiter(":").formatHex(client.get(name).orElseThrow().hwAddr());
+    }
+
+    static final String BRD = "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff";
+
+    @Test
+    void ipLinkListsTheInterfacesAsIproute2() {
+        ToolRun r = ip("link");
+        assertEquals(0, r.status());
+        assertEquals("1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP mode DEFAULT group default"
+                + " qlen 256\n    link/infiniband " + hw("ib0") + " brd " + BRD + "\n"
+                + "2: ib1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP mode DEFAULT group default"
+                + " qlen 256\n    link/infiniband " + hw("ib1") + " brd " + BRD + "\n", r.out());
+        assertEquals(ip("link").out(), ip("l", "show").out(), "prefixes as iproute2's matches()");
+    }
+
+    @Test
+    void ipDetailsShowPkeyModeQpnAndParent() {
+        ToolRun r = ip("-d", "link", "show", "ib1");
+        assertEquals(0, r.status(), r.err());
+        String qpn = String.format("0x%06x", Integer.parseInt(hw("ib1").substring(3, 11).replace(":", ""), 16));
+        assertTrue(r.out().contains("\n    ipoib pkey  0xffff mode  datagram umcast  0000 qpn " + qpn
+                + " parentbus infiniband parentdev " + b.name() + " port 1 \n"), r.out());
+        assertTrue(r.out().startsWith("2: ib1: "), r.out());
+        assertTrue(r.out().contains(" promiscuity 0 minmtu 68 maxmtu 65520 "), r.out());
+        ToolRun none = ip("link", "show", "dev", "ib7");
+        assertEquals(1, none.status());
+        assertEquals("Device \"ib7\" does not exist.\n", none.err());
+    }
+
+    @Test
+    void ipAddrAddShowsAndRefusesTwice() {
+        assertEquals(0, ip("addr", "add", "10.0.0.1/24", "dev", "ib0").status());
+        ToolRun r = ip("addr", "show", "dev", "ib0");
+        assertTrue(r.out().startsWith("1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP group "
+                + "default qlen 256\n"), r.out());
+        assertTrue(r.out().endsWith("    inet 10.0.0.1/24 scope global ib0\n       valid_lft forever preferred_lft "
+                + "forever\n"), r.out());
+        ToolRun again = ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
+        assertEquals(2, again.status());
+        assertEquals("RTNETLINK answers: File exists\n", again.err());
+        assertEquals(1, ip("addr", "add", "10.0.0.1/24").status(), "no dev");
+        assertEquals("Error: inet prefix is expected rather than \"10.0.0/24\".\n",
+                ip("a", "add", "10.0.0/24", "dev", "ib0").err());
+        assertEquals("Cannot find device \"ib9\"\n", ip("addr", "add", "10.0.0.3/24", "dev", "ib9").err());
+        assertEquals(0, ip("addr", "del", "10.0.0.1/24", "dev", "ib0").status());
+        assertEquals(2, ip("addr", "del", "10.0.0.1/24", "dev", "ib0").status());
+        assertEquals(255, ip("route").status());
+        assertEquals("Object \"route\" is unknown, try \"ip help\".\n", ip("route").err());
+    }
+
+    @Test
+    void ipNeighAndStatisticsAfterAPing() throws Exception {
+        ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
+        ip("addr", "add", "10.0.0.2/24", "dev", "ib1");
+        IpoibInterface ib0 = client.get("ib0").orElseThrow();
+        IpoibInterface ib1 = client.get("ib1").orElseThrow();
+        java.util.concurrent.BlockingQueue<Integer> got = new java.util.concurrent.LinkedBlockingQueue<>();
+        ib1.setReceiver((i, p) -> got.add(p.remaining()));
+        byte[] pkt = new byte[84];
+        pkt[0] = 0x45;
+        pkt[3] = 84;
+        pkt[9] = 1;
+        System.arraycopy(InetAddress.getByName("10.0.0.1").getAddress(), 0, pkt, 12, 4);
+        System.arraycopy(InetAddress.getByName("10.0.0.2").getAddress(), 0, pkt, 16, 4);
+        ib0.send(ByteBuffer.wrap(pkt));
+        assertEquals(84, got.poll(20, TimeUnit.SECONDS));
+        ToolRun n = ip("neigh", "show", "dev", "ib0");
+        assertEquals("10.0.0.2 dev ib0 lladdr " + hw("ib1") + " REACHABLE\n", n.out());
+        ToolRun d = ip("-d", "neigh");
+        assertTrue(Pattern.compile("10\\.0\\.0\\.2 dev ib0 lladdr \\S+ dlid 0x[0-9a-f]{4} sl 0 REACHABLE\n")
+                .matcher(d.out()).find(), d.out());
+        assertTrue(d.out().contains("10.0.0.1 dev ib1 lladdr " + hw("ib0") + " "), d.out());
+        ToolRun s = ip("-s", "link", "show", "ib1");
+        String[] lines = s.out().split("\n");
+        assertEquals("    RX:  bytes packets errors dropped  missed   mcast           ", lines[2]);
+        assertEquals(String.format("    %10d %7d %6d %7d %7d %7d ", 88 + 60, 2, 0, 0, 0, 1), lines[3],
+                "the ARP request (broadcast, 4 + 56 bytes) and the packet (4 + 84)");
+        assertEquals("    TX:  bytes packets errors dropped carrier collsns           ", lines[4]);
+        assertEquals(String.format("    %10d %7d %6d %7d %7d %7d ", 60, 1, 0, 0, 0, 0), lines[5], "the ARP reply");
+        ib0.send(ByteBuffer.wrap(new byte[3000]));
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (ib0.stats().txDropped() == 0 && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertTrue(ip("-s", "-s", "link", "show", "ib0").out().contains("    drops: tx_oversize 1\n"));
+    }
+}

@@ -1,0 +1,74 @@
+package org.jrdma.ulp.ipoib.shell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.regex.Pattern;
+
+import org.jrdma.ib.mad.ManagedIbFabric;
+import org.jrdma.ulp.ipoib.impl.IpoibClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** iputils' ping from ib0 to ib1, which answers as the kernel does while no receiver is attached. */
+class PingTest {
+    @RegisterExtension
+    final ManagedIbFabric ib = new ManagedIbFabric();
+    IpoibClient client;
+
+    @BeforeEach
+    void up() throws InterruptedException {
+        client = ToolRun.twoInterfacesUp(ib);
+        ToolRun.of((out, err) -> new Ip(client, out, err).main(new String[] {"addr", "add", "10.0.0.1/24", "dev", "ib0"}));
+        ToolRun.of((out, err) -> new Ip(client, out, err).main(new String[] {"addr", "add", "10.0.0.2/24", "dev", "ib1"}));
+    }
+
+    @AfterEach
+    void down() {
+        ib.core().unregisterClient(client);
+    }
+
+    ToolRun ping(String... args) {
+        return ToolRun.of((out, err) -> new Ping(client, out, err).main(args));
+    }
+
+    @Test
+    void threeEchoesAnsweredByTheOtherInterface() {
+        ToolRun r = ping("-c", "3", "-i", "0.01", "-I", "ib0", "10.0.0.2");
+        assertEquals(0, r.status(), r.out() + r.err());
+        String[] l = r.out().split("\n");
+        assertEquals("PING 10.0.0.2 (10.0.0.2) from 10.0.0.1 ib0: 56(84) bytes of data.", l[0]);
+        for (int seq = 1; seq <= 3; seq++) {
+            assertTrue(Pattern.matches("64 bytes from 10\\.0\\.0\\.2: icmp_seq=" + seq + " ttl=64 time=[0-9.]+ ms",
+                    l[seq]), l[seq]);
+        }
+        assertEquals("", l[4]);
+        assertEquals("--- 10.0.0.2 ping statistics ---", l[5]);
+        assertTrue(l[6].startsWith("3 packets transmitted, 3 received, 0% packet loss, time "), l[6]);
+        assertTrue(Pattern.matches("rtt min/avg/max/mdev = [0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ ms", l[7]), l[7]);
+        assertNull(client.get("ib0").orElseThrow().receiver(), "ping gave the receiver back");
+        assertEquals(3, client.get("ib1").orElseThrow().stats().txPackets() - 1, "3 echo replies and 1 ARP reply");
+    }
+
+    @Test
+    void theInterfaceComesFromTheRouteAndQuietPrintsOnlyTheSummary() {
+        ToolRun r = ping("-q", "-c", "2", "-i", "0.01", "-s", "1000", "10.0.0.1");
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().startsWith("PING 10.0.0.1 (10.0.0.1) from 10.0.0.2 ib1: 1000(1028) bytes of data.\n\n"),
+                r.out());
+    }
+
+    @Test
+    void noAnswerIsStatusOneAndBadUseStatusTwo() {
+        ToolRun r = ping("-c", "2", "-i", "0.01", "-W", "1", "10.0.0.99");
+        assertEquals(1, r.status());
+        assertTrue(r.out().contains("2 packets transmitted, 0 received, 100% packet loss, time "), r.out());
+        assertEquals(2, ping().status());
+        assertEquals("ping: usage error: Destination address required\n", ping().err());
+        assertEquals("ping: SO_BINDTODEVICE ib9: No such device\n", ping("-I", "ib9", "10.0.0.2").err());
+        assertEquals("ping: connect: Network is unreachable\n", ping("192.168.0.1").err());
+    }
+}
