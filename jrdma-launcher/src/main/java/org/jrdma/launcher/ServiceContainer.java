@@ -1,0 +1,99 @@
+package org.jrdma.launcher;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jrdma.launcher.attach.Signals;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.launch.Framework;
+
+/**
+ * Service mode ({@code ./jrdma start} / {@code serve}): the attach socket, and the signals. The first TERM
+ * or INT stops the framework in order (bundles stop, drivers unregister their devices, clients get
+ * {@code remove}, outstanding work is flushed, sockets close) and the JVM exits 0, or 1 when that took more
+ * than {@link #STOP_MAX_MILLIS}; a second signal halts at once (status 1). Never a hang.
+ */
+final class ServiceContainer implements AutoCloseable {
+
+    /** How long an orderly stop may take before the JVM is halted anyway. */
+    static final long STOP_MAX_MILLIS = 8000;
+    static final String[] SIGNALS = { "TERM", "INT" };
+
+    private final AttachServer server;
+    private final Object[] previous = new Object[SIGNALS.length];
+    private final AtomicInteger signals = new AtomicInteger();
+    private final Bundle systemBundle;
+
+    private ServiceContainer(BundleContext context, AttachServer server) {
+        this.server = server;
+        this.systemBundle = context.getBundle(Constants.SYSTEM_BUNDLE_ID);
+    }
+
+    /** Opens the attach socket and takes over TERM and INT; on failure, says why on stderr and stops the container. */
+    static ServiceContainer start(BundleContext context, StartupGate gate, String socket, boolean trace) {
+        AttachServer server;
+        try {
+            server = AttachServer.open(Path.of(socket), context, gate, trace);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("jrdma: cannot listen on " + socket + ": " + e.getMessage());
+            ServiceContainer failed = new ServiceContainer(context, null);
+            failed.exitAfterStop(1);
+            return failed;
+        }
+        ServiceContainer c = new ServiceContainer(context, server);
+        for (int i = 0; i < SIGNALS.length; i++) {
+            c.previous[i] = Signals.handle(SIGNALS[i], c::signal);
+        }
+        System.err.println("jrdma: service container up, attach socket " + socket);
+        return c;
+    }
+
+    private void signal() {
+        if (signals.incrementAndGet() > 1) {
+            System.err.println("jrdma: second signal, halting now");
+            Runtime.getRuntime().halt(1);
+        }
+        System.err.println("jrdma: stopping (a second signal forces)");
+        exitAfterStop(0);
+    }
+
+    /** Stops the framework on a new thread, then halts the JVM with {@code status} (1 if the stop overran). */
+    private void exitAfterStop(int status) {
+        Thread t = new Thread(() -> {
+            int s = status;
+            try {
+                if (systemBundle instanceof Framework) {
+                    Framework fw = (Framework) systemBundle;
+                    fw.stop();
+                    if (fw.waitForStop(STOP_MAX_MILLIS).getType() == org.osgi.framework.FrameworkEvent.WAIT_TIMEDOUT) {
+                        System.err.println("jrdma: the container did not stop within " + STOP_MAX_MILLIS + " ms");
+                        s = 1;
+                    }
+                }
+            } catch (Exception e) {
+                System.err.println("jrdma: stopping the container failed: " + e);
+                s = 1;
+            }
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(s);
+        }, "jrdma stop");
+        t.start();
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.close();
+        }
+        for (int i = 0; i < SIGNALS.length; i++) {
+            // While our stop runs, a second signal must still force: keep the handlers then.
+            if (signals.get() == 0) {
+                Signals.restore(SIGNALS[i], previous[i]);
+            }
+        }
+    }
+}
