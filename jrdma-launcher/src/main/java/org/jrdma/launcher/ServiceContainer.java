@@ -26,6 +26,7 @@ final class ServiceContainer implements AutoCloseable {
     private final Object[] previous = new Object[SIGNALS.length];
     private final AtomicInteger signals = new AtomicInteger();
     private final Bundle systemBundle;
+    private AutoCloseable factoryConfigFiles;
 
     private ServiceContainer(BundleContext context, AttachServer server) {
         this.server = server;
@@ -44,6 +45,7 @@ final class ServiceContainer implements AutoCloseable {
             return failed;
         }
         ServiceContainer c = new ServiceContainer(context, server);
+        c.factoryConfigFiles = FactoryConfigFiles.register(context);
         for (int i = 0; i < SIGNALS.length; i++) {
             c.previous[i] = Signals.handle(SIGNALS[i], c::signal);
         }
@@ -86,6 +88,13 @@ final class ServiceContainer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (factoryConfigFiles != null) {
+            try {
+                factoryConfigFiles.close();
+            } catch (Exception e) {
+                // the framework is stopping
+            }
+        }
         if (server != null) {
             server.close();
         }
