@@ -165,12 +165,19 @@ public final class AttachClient {
         }
     }
 
+    /** Whether a command runs (the client waits for its EXIT). */
+    boolean running() {
+        return running;
+    }
+
+    /** Ctrl-C as the signal handler sends it, without the halt of a second one (tests). */
+    void interruptOnce() {
+        interrupts = 0;
+        interrupt();
+    }
+
     private void onInterrupt() {
         Signals.handle("INT", this::interrupt);
     }
 
-    /** For tests: the channel, to close it. */
-    SocketChannel channel() {
-        return channel;
-    }
 }
