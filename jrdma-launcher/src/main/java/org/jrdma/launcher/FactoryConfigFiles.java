@@ -29,6 +29,9 @@ final class FactoryConfigFiles implements ArtifactInstaller {
 
     /** Ahead of FileInstall's ConfigInstaller (ranking 0), which would take any .cfg. */
     static final int RANKING = 100;
+    /** The file a configuration came from: FileInstall's property (a file: URL), and ours (a path). */
+    static final String FILEINSTALL_FILENAME = "felix.fileinstall.filename";
+    static final String ETC_FILE = "jrdma.etc.file";
 
     private final ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> cm;
     private final ServiceRegistration<ArtifactInstaller> registration;
@@ -45,6 +48,7 @@ final class FactoryConfigFiles implements ArtifactInstaller {
     static AutoCloseable register(BundleContext context) {
         try {
             FactoryConfigFiles f = new FactoryConfigFiles(context);
+            f.forgetRemovedFiles();
             return f::close;
         } catch (LinkageError | RuntimeException e) {
             System.err.println("jrdma: etc/PID~NAME.cfg files are not read (" + e + ")");
@@ -59,6 +63,51 @@ final class FactoryConfigFiles implements ArtifactInstaller {
             // already gone with the bundle
         }
         cm.close();
+    }
+
+    /**
+     * Deletes the configurations whose etc/ file was removed while the container was down. FileInstall does
+     * that only when it writes configurations back to their files, which the container turns off; this runs
+     * before FileInstall starts (start level 21).
+     */
+    private void forgetRemovedFiles() {
+        ConfigurationAdmin a = cm.getService();
+        if (a == null) {
+            return;
+        }
+        try {
+            Configuration[] all = a.listConfigurations("(|(" + FILEINSTALL_FILENAME + "=*)(" + ETC_FILE + "=*))");
+            for (Configuration c : all == null ? new Configuration[0] : all) {
+                File f = sourceOf(c.getProperties());
+                if (f != null && !f.exists()) {
+                    String pid = c.getPid();
+                    c.delete();
+                    System.err.println("jrdma: deleted configuration " + pid + " (" + f + " was removed)");
+                }
+            }
+        } catch (IOException | InvalidSyntaxException | RuntimeException e) {
+            System.err.println("jrdma: cannot check etc/ configurations: " + e);
+        }
+    }
+
+    /** The etc/ file a configuration came from, or {@code null}. */
+    static File sourceOf(Dictionary<String, Object> props) {
+        if (props == null) {
+            return null;
+        }
+        Object ours = props.get(ETC_FILE);
+        if (ours != null) {
+            return new File(ours.toString());
+        }
+        Object theirs = props.get(FILEINSTALL_FILENAME);
+        if (theirs == null) {
+            return null;
+        }
+        try {
+            return new File(java.net.URI.create(theirs.toString()));
+        } catch (IllegalArgumentException e) {
+            return new File(theirs.toString()); // older FileInstall versions kept a path
+        }
     }
 
     /** {@code [factoryPid, name]} of a {@code PID~NAME.cfg} file name, or {@code null}. */
@@ -88,7 +137,9 @@ final class FactoryConfigFiles implements ArtifactInstaller {
     public void update(File artifact) throws Exception {
         String[] pid = parse(artifact.getName());
         Configuration c = admin().getFactoryConfiguration(pid[0], pid[1], "?");
-        c.updateIfDifferent(read(artifact));
+        Dictionary<String, Object> props = read(artifact);
+        props.put(ETC_FILE, artifact.getAbsolutePath());
+        c.updateIfDifferent(props);
         System.err.println("jrdma: configuration " + c.getPid() + " from " + artifact);
     }
 
@@ -98,8 +149,9 @@ final class FactoryConfigFiles implements ArtifactInstaller {
         Configuration[] found = existing(pid[0] + "~" + pid[1]);
         if (found != null) {
             for (Configuration c : found) {
+                String removed = c.getPid();
                 c.delete();
-                System.err.println("jrdma: deleted configuration " + c.getPid() + " (" + artifact + " removed)");
+                System.err.println("jrdma: deleted configuration " + removed + " (" + artifact + " removed)");
             }
         }
     }

@@ -42,4 +42,15 @@ class FactoryConfigFilesTest {
         assertEquals("127.0.0.1", d.get("addr"));
         assertEquals("1500", d.get("mtu"));
     }
+
+    @Test
+    void theSourceFileOfAConfigurationIsOursOrFileInstalls(@TempDir Path dir) {
+        java.util.Hashtable<String, Object> p = new java.util.Hashtable<>();
+        assertNull(FactoryConfigFiles.sourceOf(p), "made from the shell or by code");
+        assertNull(FactoryConfigFiles.sourceOf(null));
+        p.put(FactoryConfigFiles.FILEINSTALL_FILENAME, dir.resolve("org.jrdma.hw.rxe-rxe0.cfg").toUri().toString());
+        assertEquals(dir.resolve("org.jrdma.hw.rxe-rxe0.cfg").toFile(), FactoryConfigFiles.sourceOf(p));
+        p.put(FactoryConfigFiles.ETC_FILE, "/home/x/run/etc/org.jrdma.hw.rxe~rxe0.cfg");
+        assertEquals(new File("/home/x/run/etc/org.jrdma.hw.rxe~rxe0.cfg"), FactoryConfigFiles.sourceOf(p));
+    }
 }
