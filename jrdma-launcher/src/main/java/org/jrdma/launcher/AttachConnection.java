@@ -1,5 +1,7 @@
 package org.jrdma.launcher;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -60,7 +62,7 @@ final class AttachConnection implements Runnable {
                 switch (f.type()) {
                     case COMMAND -> {
                         if (!commands.offer(f.text())) {
-                            queue(new Frame(FrameType.STDERR, "jrdma: too many queued command lines\n".getBytes()));
+                            queue(new Frame(FrameType.STDERR, "jrdma: too many queued command lines\n".getBytes(UTF_8)));
                             queue(Frame.exit(1));
                         }
                     }
@@ -99,7 +101,7 @@ final class AttachConnection implements Runnable {
         } catch (InterruptedException | IllegalStateException e) {
             // the connection or the container closes
         } catch (RuntimeException e) {
-            queue(new Frame(FrameType.STDERR, ("jrdma: " + e + "\n").getBytes()));
+            queue(new Frame(FrameType.STDERR, ("jrdma: " + e + "\n").getBytes(UTF_8)));
             queue(Frame.exit(1));
         }
     }

@@ -38,7 +38,7 @@ public final class BatchLauncher implements BundleActivator {
 
     /**
      * The Unix-domain socket on which a service container accepts attached clients ({@code ./jrdma start} /
-     * {@code serve}). Set: service mode (see {@link org.jrdma.launcher.attach.AttachServer}); the batch command
+     * {@code serve}). Set: service mode (see {@link ServiceContainer}); the batch command
      * property is then ignored.
      */
     public static final String ATTACH_SOCKET_PROPERTY = "jrdma.attach.socket";

@@ -23,12 +23,9 @@ public final class Signals {
     public static Object handle(String name, Runnable action) {
         try {
             ClassLoader system = ClassLoader.getSystemClassLoader();
-            Class<?> signal = Class.forName("sun.misc.Signal", true, system);
             Class<?> handler = Class.forName("sun.misc.SignalHandler", true, system);
             InvocationHandler h = (proxy, method, args) -> invoke(proxy, method, args, action);
-            Object proxy = Proxy.newProxyInstance(system, new Class<?>[] { handler }, h);
-            Object sig = signal.getConstructor(String.class).newInstance(name);
-            return signal.getMethod("handle", signal, handler).invoke(null, sig, proxy);
+            return install(name, Proxy.newProxyInstance(system, new Class<?>[] { handler }, h));
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return null;
         }
@@ -40,14 +37,19 @@ public final class Signals {
             return;
         }
         try {
-            ClassLoader system = ClassLoader.getSystemClassLoader();
-            Class<?> signal = Class.forName("sun.misc.Signal", true, system);
-            Class<?> handler = Class.forName("sun.misc.SignalHandler", true, system);
-            Object sig = signal.getConstructor(String.class).newInstance(name);
-            signal.getMethod("handle", signal, handler).invoke(null, sig, previous);
+            install(name, previous);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             // the JVM is going away
         }
+    }
+
+    /** {@code Signal.handle(new Signal(name), handler)}; returns the previous handler. */
+    private static Object install(String name, Object handler) throws ReflectiveOperationException {
+        ClassLoader system = ClassLoader.getSystemClassLoader();
+        Class<?> signal = Class.forName("sun.misc.Signal", true, system);
+        Class<?> handlerType = Class.forName("sun.misc.SignalHandler", true, system);
+        Object sig = signal.getConstructor(String.class).newInstance(name);
+        return signal.getMethod("handle", signal, handlerType).invoke(null, sig, handler);
     }
 
     private static Object invoke(Object proxy, Method method, Object[] args, Runnable action) {
