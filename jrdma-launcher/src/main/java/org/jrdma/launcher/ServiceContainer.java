@@ -2,12 +2,15 @@ package org.jrdma.launcher;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jrdma.launcher.attach.Signals;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkEvent;
 import org.osgi.framework.launch.Framework;
 
 /**
@@ -62,28 +65,56 @@ final class ServiceContainer implements AutoCloseable {
         exitAfterStop(0);
     }
 
-    /** Stops the framework on a new thread, then halts the JVM with {@code status} (1 if the stop overran). */
+    /**
+     * Stops the framework on a new thread, then halts the JVM with {@code status} (1 if the stop overran). The bnd
+     * launcher's main thread sees the framework stop too and calls {@code System.exit(117)}; a shutdown hook
+     * then waits for our verdict and halts with it, so the exit status is ours whichever thread comes first.
+     */
     private void exitAfterStop(int status) {
-        Thread t = new Thread(() -> {
-            int s = status;
-            try {
-                if (systemBundle instanceof Framework) {
-                    Framework fw = (Framework) systemBundle;
-                    fw.stop();
-                    if (fw.waitForStop(STOP_MAX_MILLIS).getType() == org.osgi.framework.FrameworkEvent.WAIT_TIMEDOUT) {
-                        System.err.println("jrdma: the container did not stop within " + STOP_MAX_MILLIS + " ms");
-                        s = 1;
-                    }
+        CountDownLatch decided = new CountDownLatch(1);
+        AtomicInteger verdict = new AtomicInteger(status);
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    decided.await(STOP_MAX_MILLIS + 1000, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    // halt with what we know
                 }
-            } catch (Exception e) {
-                System.err.println("jrdma: stopping the container failed: " + e);
-                s = 1;
-            }
-            System.out.flush();
-            System.err.flush();
-            Runtime.getRuntime().halt(s);
+                halt(verdict.get());
+            }, "jrdma exit status"));
+        } catch (IllegalStateException e) {
+            // the JVM is already exiting
+        }
+        Thread t = new Thread(() -> {
+            verdict.set(stopFramework(status));
+            decided.countDown();
+            halt(verdict.get());
         }, "jrdma stop");
         t.start();
+    }
+
+    private int stopFramework(int status) {
+        if (!(systemBundle instanceof Framework)) {
+            return status;
+        }
+        try {
+            Framework fw = (Framework) systemBundle;
+            fw.stop();
+            if (fw.waitForStop(STOP_MAX_MILLIS).getType() == FrameworkEvent.WAIT_TIMEDOUT) {
+                System.err.println("jrdma: the container did not stop within " + STOP_MAX_MILLIS + " ms");
+                return 1;
+            }
+            return status;
+        } catch (Exception e) {
+            System.err.println("jrdma: stopping the container failed: " + e);
+            return 1;
+        }
+    }
+
+    private static void halt(int status) {
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(status);
     }
 
     @Override
