@@ -1,6 +1,7 @@
 package org.jrdma.ulp.iser;
 
 import java.net.InetSocketAddress;
+import org.jrdma.ulp.iser.conn.InetText;
 
 /**
  * One SendTargets answer entry: a target and one of its portals with the portal group tag, as open-iscsi
@@ -11,15 +12,6 @@ public record DiscoveredTarget(String targetName, InetSocketAddress portal, int 
     /** open-iscsi's discovery line: {@code IP:PORT,TAG IQN}, an IPv6 address (an IB GID) as {@code [fe80::1]}. */
     @Override
     public String toString() {
-        return host(portal.getAddress(), true) + ":" + portal.getPort() + "," + portalGroupTag + " " + targetName;
-    }
-
-    /** {@code inet_ntop}'s text of {@code a} (IPv6 compressed), in brackets if asked and IPv6. */
-    public static String host(java.net.InetAddress a, boolean bracketed) {
-        if (!(a instanceof java.net.Inet6Address)) {
-            return a.getHostAddress();
-        }
-        String h = org.jrdma.ib.core.Gid.of(a).toCompressedString();
-        return bracketed ? "[" + h + "]" : h;
+        return InetText.host(portal.getAddress(), true) + ":" + portal.getPort() + "," + portalGroupTag + " " + targetName;
     }
 }

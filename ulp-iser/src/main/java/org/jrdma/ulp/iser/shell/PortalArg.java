@@ -1,6 +1,7 @@
 package org.jrdma.ulp.iser.shell;
 
 import java.net.InetSocketAddress;
+import org.jrdma.ulp.iser.conn.InetText;
 
 /** iscsiadm's {@code -p IP[:PORT]} ({@code [IPv6]:PORT} too; port 3260 when absent), and how it prints portals. */
 final class PortalArg {
@@ -41,11 +42,11 @@ final class PortalArg {
 
     /** open-iscsi's portal in login/logout messages: {@code 192.0.2.11,3260}. */
     static String comma(InetSocketAddress a) {
-        return org.jrdma.ulp.iser.DiscoveredTarget.host(a.getAddress(), false) + "," + a.getPort();
+        return InetText.host(a.getAddress(), false) + "," + a.getPort();
     }
 
     /** {@code 192.0.2.11:3260} ({@code [fd00::1]:3260}). */
     static String colon(InetSocketAddress a) {
-        return org.jrdma.ulp.iser.DiscoveredTarget.host(a.getAddress(), true) + ":" + a.getPort();
+        return InetText.host(a.getAddress(), true) + ":" + a.getPort();
     }
 }
