@@ -97,7 +97,7 @@ md.append(f"Written by `bench/run` on {time.strftime('%Y-%m-%d %H:%M %Z')}: **{c
           "error of a ratio is propagated from both. Raw JMH output: `loopback.json`, `rxe-bw.json`, "
           "`rxe-bw-events.json`, `rxe-pingpong.json`, `iser.json` (and `.txt`) beside this file.\n")
 stamps = []
-for part in ("loopback", "rxe", "memory", "iser"):
+for part in ("loopback", "rxe", "memory", "iser", "verbs"):
     sp = os.path.join(out, f"run-{part}.txt")
     if os.path.exists(sp):
         stamps.append(f"`{part}`: {open(sp).read().strip()}")
@@ -454,6 +454,27 @@ else:
     md.append("Not run in this report.\n")
     for goal, *_ in ISER_GOALS:
         goals.append((goal, "not run", "-"))
+
+# ---------------------------------------------------------------- 8. verbs: QP churn
+md.append("## 8. QP create/modify/destroy against 10,000 live QPs\n")
+CHURN_GOAL = "QP create + modify(INIT) + destroy with 10,000 live QPs >= 0.8 x on an empty device"
+churn = runs(load("verbs-churn.json"))
+c0, c1 = get(churn, "createModifyDestroy", live=0), get(churn, "createModifyDestroy", live=10000)
+if c0 and c1:
+    (s0, e0), (s1, e1) = score(c0), score(c1)
+    r, re_ = ratio(s1, e1, s0, e0)
+    md.append("`QpChurnBench` (`ONLY=verbs`): one RC QP created, moved to INIT and destroyed per op on a hw-loopback "
+              "device, with 10,000 other QPs alive against the same churn on an empty device (the baseline). "
+              "Constant-time create and destroy keep the ratio near 1.\n")
+    md.append("| live QPs | ops/s |")
+    md.append("|---:|---:|")
+    md.append(f"| 0 | {fmt_pm(s0, e0, '{:.0f}')} |")
+    md.append(f"| 10,000 | {fmt_pm(s1, e1, '{:.0f}')} |")
+    md.append("")
+    goals.append((CHURN_GOAL, fmt_pm(r, re_), verdict(r, re_, 0.8, True)))
+else:
+    md.append("Not run in this report.\n")
+    goals.append((CHURN_GOAL, "not run", "-"))
 
 # ---------------------------------------------------------------- goals and bounds
 g = ["## Goals\n", "| goal | measured (ratio, or size) | |", "|---|---|---|"]

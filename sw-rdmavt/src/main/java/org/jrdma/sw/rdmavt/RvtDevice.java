@@ -2,9 +2,7 @@ package org.jrdma.sw.rdmavt;
 
 import java.nio.ByteBuffer;
 import java.util.Collection;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -44,8 +42,7 @@ import org.jrdma.ib.core.spi.SrqContext;
 public abstract class RvtDevice implements DeviceOps {
     protected final DeviceAttr attr;
     public final KeyTable keys;
-    private final Map<Integer, RvtQp> qps = new ConcurrentHashMap<>();
-    private volatile QpTable qpTable = QpTable.EMPTY;
+    private final QpnTable<RvtQp> qpTable = new QpnTable<>(RvtQp[]::new);
     private final AtomicInteger nextQpn = new AtomicInteger(0x11);
     private final AtomicInteger nextPdn = new AtomicInteger(1);
     /** The multicast groups the device's QPs are attached to. */
@@ -120,61 +117,12 @@ public abstract class RvtDevice implements DeviceOps {
     }
 
     public Collection<RvtQp> qps() {
-        return qps.values();
+        return java.util.Arrays.asList(qpTable.all());
     }
 
     /** Every QP (QP0 and QP1 included) at the time of the call, as an array the caller must not change. */
     public RvtQp[] qpArray() {
-        return qpTable.all;
-    }
-
-    /**
-     * A copy of {@link #qps} for the lookups on the packet path and for the timers' scans: open addressing over
-     * primitive keys, rebuilt on every create and destroy (rare) and read without locks or allocation.
-     */
-    private static final class QpTable {
-        static final QpTable EMPTY = new QpTable(Map.of());
-        final int[] keys;
-        final RvtQp[] vals;
-        final RvtQp[] all;
-        final int mask;
-
-        QpTable(Map<Integer, RvtQp> m) {
-            int size = Integer.highestOneBit(Math.max(4, m.size() * 2 + 1)) << 1;
-            keys = new int[size];
-            vals = new RvtQp[size];
-            mask = size - 1;
-            all = new RvtQp[m.size()];
-            int n = 0;
-            for (Map.Entry<Integer, RvtQp> e : m.entrySet()) {
-                int i = slot(e.getKey());
-                while (vals[i] != null) {
-                    i = (i + 1) & mask;
-                }
-                keys[i] = e.getKey();
-                vals[i] = e.getValue();
-                all[n++] = e.getValue();
-            }
-        }
-
-        private int slot(int key) {
-            return (key * 0x9E3779B9) >>> 16 & mask;
-        }
-
-        RvtQp get(int key) {
-            for (int i = slot(key);; i = (i + 1) & mask) {
-                RvtQp v = vals[i];
-                if (v == null || keys[i] == key) {
-                    return v;
-                }
-            }
-        }
-    }
-
-    private void qpsChanged() {
-        synchronized (qps) {
-            qpTable = new QpTable(qps);
-        }
+        return qpTable.all();
     }
 
     private static int randomKeyByte() {
@@ -239,28 +187,22 @@ public abstract class RvtDevice implements DeviceOps {
         };
         RvtQp qp = newQp(ctx, qpn, (RvtPd) pd, a, (RvtCq) sendCq, (RvtCq) recvCq, (RvtSrq) srq);
         if (!a.qpType().isSpecial()) {
-            qps.put(qpn, qp);
+            qpTable.put(qpn, qp);
         } else {
-            qps.put(specialKey(a.qpType(), a.portNum()), qp);
+            qpTable.putSpecial(a.portNum(), a.qpType() == QpType.GSI, qp);
         }
-        qpsChanged();
         return qp;
-    }
-
-    /** QP0 and QP1 exist once per port; they are kept under a key outside the 24-bit QPN space. */
-    private static int specialKey(QpType type, int port) {
-        return 0x4000_0000 | port << 1 | (type == QpType.GSI ? 1 : 0);
     }
 
     /** The SMI or GSI QP of a port, or null. */
     public RvtQp specialQp(QpType type, int port) {
-        return qpTable.get(specialKey(type, port));
+        return qpTable.special(port, type == QpType.GSI);
     }
 
     private int allocQpn() {
         for (int i = 0; i < 1 << 24; i++) {
             int qpn = nextQpn.getAndIncrement() & 0xffffff;
-            if (qpn >= 0x11 && !qps.containsKey(qpn)) {
+            if (qpn >= 0x11 && !qpTable.contains(qpn)) {
                 return qpn;
             }
         }
@@ -284,11 +226,10 @@ public abstract class RvtDevice implements DeviceOps {
         qp.destroyed = true;
         mcast.detachAll(qp);
         if (qp.type.isSpecial()) {
-            qps.remove(specialKey(qp.type, qp.port()), qp);
+            qpTable.removeSpecial(qp.port(), qp.type == QpType.GSI, qp);
         } else {
-            qps.remove(qp.qpn, qp);
+            qpTable.remove(qp.qpn, qp);
         }
-        qpsChanged();
         // type 2 windows bound to this QP die with it
         keys.forEach(m -> {
             if (m instanceof RvtMw && ((RvtMw) m).qp == qp) {
