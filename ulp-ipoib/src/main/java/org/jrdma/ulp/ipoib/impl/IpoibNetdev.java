@@ -7,12 +7,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.jrdma.ib.cm.ib.IbCm;
 import org.jrdma.ib.core.AddressHandle;
 import org.jrdma.ib.core.EventType;
 import org.jrdma.ib.core.Gid;
@@ -25,6 +22,7 @@ import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.mad.sa.MCMemberRecord;
 import org.jrdma.ib.mad.sa.PathRecord;
 import org.jrdma.ib.mad.sa.SaClient;
+import org.jrdma.ulp.ipoib.CmConnection;
 import org.jrdma.ulp.ipoib.IfAddress;
 import org.jrdma.ulp.ipoib.IpoibInterface;
 import org.jrdma.ulp.ipoib.IpoibMode;
@@ -35,7 +33,8 @@ import org.jrdma.ulp.ipoib.OperState;
 import org.jrdma.ulp.ipoib.impl.Counters.Drop;
 
 /**
- * One IPoIB interface in datagram mode (Linux's {@code ipoib_dev_priv} with {@code ipoib_main.c}'s transmit side).
+ * One IPoIB interface (Linux's {@code ipoib_dev_priv} with {@code ipoib_main.c}'s transmit side), in datagram mode
+ * or, with {@link IpoibCm}, in connected mode.
  * Everything that changes its state runs on its own thread ("ipoib-ibN", its workqueue and NAPI in one): sends
  * queued by {@link #send}, CQ polling woken by the completion handler, SA answers, timers. The link comes up once
  * the broadcast group is joined; {@link #close} drops and counts what waits and frees every verbs resource.
@@ -53,7 +52,10 @@ public final class IpoibNetdev implements IpoibInterface {
     private final int pkey;
     private final Gid gid;
     private final SaClient sa;
-    private final ScheduledExecutorService exec;
+    private final IbCm ibCm;
+    private final CmOptions cmOptions;
+    private final IfThread exec;
+    private final LinkMtu link = new LinkMtu();
     private final Counters counters = new Counters();
     private final AtomicBoolean pollQueued = new AtomicBoolean();
     private final List<IfAddress> addresses = new CopyOnWriteArrayList<>();
@@ -65,7 +67,8 @@ public final class IpoibNetdev implements IpoibInterface {
     private AutoCloseable events;
     private UdQp ud;
     private volatile HwAddr hwAddr;
-    private volatile int mtu = ENCAP_MTU_MAX;
+    /** Connected mode's state; null in datagram mode. */
+    private volatile IpoibCm cm;
     private volatile int qkey;
     private volatile OperState state = OperState.DOWN;
     private volatile boolean closing;
@@ -73,9 +76,11 @@ public final class IpoibNetdev implements IpoibInterface {
     /** The broadcast join has been started (on the interface's thread only). */
     private boolean started;
 
-    IpoibNetdev(IbClient client, SaClient sa, IbDevice device, int port, String name, int ifindex,
-            QueueSizes sizes) {
+    IpoibNetdev(IbClient client, SaClient sa, IbCm ibCm, CmOptions cmOptions, IbDevice device, int port,
+            String name, int ifindex, QueueSizes sizes) {
         this.client = client;
+        this.ibCm = ibCm;
+        this.cmOptions = cmOptions;
         this.sizes = sizes;
         this.sa = sa;
         this.device = device;
@@ -87,14 +92,7 @@ public final class IpoibNetdev implements IpoibInterface {
         this.broadcast = HwAddr.broadcast(pkey);
         this.mcast = new McastGroups(this, broadcast.gid());
         this.hwAddr = new HwAddr(0, 0, gid);
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "ipoib-" + name);
-            t.setDaemon(true);
-            return t;
-        });
-        e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // ARP and join timers end with the interface
-        e.setRemoveOnCancelPolicy(true);
-        this.exec = e;
+        this.exec = new IfThread(name, () -> closing);
     }
 
     /**
@@ -112,6 +110,9 @@ public final class IpoibNetdev implements IpoibInterface {
             ud.postRecvAll();
             hwAddr = new HwAddr(0, ud.qpn(), gid);
             wake(); // the first poll arms the CQ
+            if (cmOptions.mode() == IpoibMode.CONNECTED && ibCm != null) {
+                applyMode(IpoibMode.CONNECTED);
+            }
             startIfActive();
         });
     }
@@ -134,18 +135,21 @@ public final class IpoibNetdev implements IpoibInterface {
     void broadcastJoined(MCMemberRecord rec) {
         qkey = rec.qkey;
         ud.qp.modify(new QpAttr().state(QpState.RTS).qkey(qkey));
-        mtu = Math.min(Mtu.ofCode(rec.mtu).bytes(), device.queryPort(port).activeMtu().bytes()) - Encap.LEN;
+        link.groupMtu(Math.min(Mtu.ofCode(rec.mtu).bytes(), device.queryPort(port).activeMtu().bytes()) - Encap.LEN);
     }
 
     void carrierOn() {
         state = OperState.UP;
         LOG.log(System.Logger.Level.INFO, name + ": link up, qpn 0x" + Integer.toHexString(ud.qpn()) + ", qkey 0x"
-                + Integer.toHexString(qkey) + ", mtu " + mtu);
+                + Integer.toHexString(qkey) + ", mtu " + link.mtu());
     }
 
     void carrierOff() {
         state = OperState.DOWN;
         paths.flush(Drop.TX_CARRIER);
+        if (cm != null) {
+            cm.flushActive(Drop.TX_CARRIER);
+        }
     }
 
     private void wake() {
@@ -165,23 +169,21 @@ public final class IpoibNetdev implements IpoibInterface {
     public void send(ByteBuffer ipPacket) {
         byte[] p = new byte[ipPacket.remaining()];
         ipPacket.get(p);
-        try {
-            // not through guarded(): a packet queued just before the teardown is counted, not lost silently
-            exec.execute(() -> {
-                if (closing) {
-                    counters.drop(Drop.TX_REMOVED);
-                } else {
-                    guarded(() -> xmit(p));
-                }
-            });
-        } catch (RejectedExecutionException e) {
+        // not through run(): a packet queued just before the teardown is counted, not lost silently
+        if (!exec.execute(() -> {
+            if (closing) {
+                counters.drop(Drop.TX_REMOVED);
+            } else {
+                run(() -> xmit(p));
+            }
+        })) {
             counters.drop(Drop.TX_REMOVED);
         }
     }
 
     /** {@code ipoib_start_xmit} for one IPv4 packet, on the interface's thread. */
     void xmit(byte[] p) {
-        if (p.length > mtu) {
+        if (p.length > link.mtu()) {
             counters.drop(Drop.TX_OVERSIZE);
         } else if (p.length < 20 || (p[0] & 0xf0) != 0x40) {
             counters.drop(Drop.TX_NOT_IP);
@@ -211,8 +213,23 @@ public final class IpoibNetdev implements IpoibInterface {
         return limited || addresses.stream().anyMatch(a -> a.isSubnetBroadcast(dst));
     }
 
-    /** Posts one frame ({@code ipoib_send}); counted as sent once posted. */
+    /**
+     * A unicast frame to {@code dst}: over its connection in connected mode when it advertises {@code
+     * IPOIB_FLAGS_RC} (and has not refused one lately), else by datagram along its path.
+     */
+    void unicast(HwAddr dst, int ethertype, byte[] payload) {
+        IpoibCm c = cm;
+        if (c == null || (dst.flags() & HwAddr.FLAGS_RC) == 0 || !c.active().send(dst, ethertype, payload)) {
+            paths.send(dst, ethertype, payload);
+        }
+    }
+
+    /** Posts one UD frame ({@code ipoib_send}); counted as sent once posted. */
     void post(AddressHandle ah, int dqpn, int ethertype, byte[] payload) {
+        if (payload.length > link.mcastMtu()) {
+            counters.drop(Drop.TX_OVERSIZE); // connected mode's MTU, but the peer is reached by datagram
+            return;
+        }
         if (ud == null || !ud.canSend()) {
             counters.drop(ud == null ? Drop.TX_CARRIER : Drop.TX_RING_FULL);
             return;
@@ -233,31 +250,15 @@ public final class IpoibNetdev implements IpoibInterface {
 
     /** Runs {@code task} on the interface's thread; false once it is gone. */
     boolean run(Runnable task) {
-        try {
-            exec.execute(() -> guarded(task));
-            return true;
-        } catch (RejectedExecutionException e) {
-            return false;
-        }
+        return exec.run(task);
     }
 
     Future<?> schedule(Runnable task, long ms) {
-        try {
-            return exec.schedule(() -> guarded(task), ms, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            return CompletableFuture.completedFuture(null);
-        }
+        return exec.schedule(task, ms);
     }
 
-    private void guarded(Runnable task) {
-        if (closing) {
-            return;
-        }
-        try {
-            task.run();
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, name + ": " + e, e);
-        }
+    Future<?> scheduleAtFixedRate(Runnable task, long periodMs) {
+        return exec.scheduleAtFixedRate(task, periodMs);
     }
 
     /**
@@ -265,24 +266,16 @@ public final class IpoibNetdev implements IpoibInterface {
      * groups left, QP, CQ, AHs, MRs and PD freed, the thread ended. Runs on the caller (ib-core's remove).
      */
     void close() {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        if (!run(() -> {
-            teardown();
-            done.complete(null);
-        })) {
-            return;
-        }
         try {
-            done.get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
+            exec.call(() -> {
+                if (!closing) {
+                    teardown();
+                }
+            });
+        } catch (IllegalStateException e) {
             LOG.log(System.Logger.Level.WARNING, name + ": teardown did not finish: " + e);
         }
         exec.shutdown(); // sends queued meanwhile still run, and are counted as tx_removed
-        try {
-            exec.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private void teardown() {
@@ -296,6 +289,10 @@ public final class IpoibNetdev implements IpoibInterface {
             }
         }
         neighbours.flush(Drop.TX_REMOVED);
+        if (cm != null) {
+            cm.stop(Drop.TX_REMOVED);
+            cm = null;
+        }
         mcast.close(Drop.TX_REMOVED);
         paths.flush(Drop.TX_REMOVED);
         if (ud != null) {
@@ -308,6 +305,14 @@ public final class IpoibNetdev implements IpoibInterface {
 
     Counters counters() {
         return counters;
+    }
+
+    IbClient client() {
+        return client;
+    }
+
+    RxPath rxPath() {
+        return rx;
     }
 
     Paths paths() {
@@ -403,12 +408,52 @@ public final class IpoibNetdev implements IpoibInterface {
 
     @Override
     public int mtu() {
-        return mtu;
+        return link.mtu();
     }
 
     @Override
     public IpoibMode mode() {
-        return IpoibMode.DATAGRAM;
+        return link.mode();
+    }
+
+    @Override
+    public void setMode(IpoibMode mode) {
+        if (mode == IpoibMode.CONNECTED && ibCm == null) {
+            throw new UnsupportedOperationException("RTNETLINK answers: Operation not supported");
+        }
+        exec.call(() -> applyMode(mode));
+    }
+
+    /**
+     * {@code ipoib_set_mode} on the interface's thread. Connected: the CM side started (listener, SRQ), the RC flag
+     * in the hardware address, MTU 65520. Datagram: every connection closed and the CM side freed, the flag
+     * cleared, the MTU clamped.
+     */
+    private void applyMode(IpoibMode mode) {
+        if (closing || mode == link.mode()) {
+            return;
+        }
+        if (mode == IpoibMode.CONNECTED) {
+            cm = new IpoibCm(this, ibCm, cmOptions, sizes);
+            hwAddr = new HwAddr(HwAddr.FLAGS_RC, ud.qpn(), gid);
+        } else {
+            hwAddr = new HwAddr(0, ud.qpn(), gid);
+            cm.stop(Drop.TX_CM_FLUSH);
+            cm = null;
+        }
+        link.setMode(mode);
+        LOG.log(System.Logger.Level.INFO, name + ": mode " + mode.sysfs() + ", mtu " + link.mtu());
+    }
+
+    @Override
+    public void setMtu(int mtu) {
+        exec.call(() -> link.set(mtu));
+    }
+
+    @Override
+    public List<CmConnection> connections() {
+        IpoibCm c = cm;
+        return c == null ? List.of() : c.connections();
     }
 
     @Override

@@ -130,11 +130,16 @@ final class UdQp {
 
     /** Polls until the CQ is empty and re-armed (NAPI's poll loop); each completion goes to {@code h}. */
     void poll(Handler h) {
+        drain(cq, wcs, wc -> dispatch(wc, h));
+    }
+
+    /** Polls {@code cq} until it is empty and re-armed, each completion to {@code each}. */
+    static void drain(CompletionQueue cq, WorkCompletion[] wcs, java.util.function.Consumer<WorkCompletion> each) {
         do {
             int n;
             while ((n = cq.poll(wcs)) > 0) {
                 for (int i = 0; i < n; i++) {
-                    dispatch(wcs[i], h);
+                    each.accept(wcs[i]);
                 }
             }
         } while (cq.reqNotify(CqNotify.NEXT_COMP, true));
@@ -159,6 +164,11 @@ final class UdQp {
         if (q != null) {
             q.destroy();
         }
+        release(r, t, c, p::dealloc);
+    }
+
+    /** Deregisters the MRs, destroys the CQ, then runs {@code last}; nulls are skipped. */
+    static void release(MemoryRegion r, MemoryRegion t, CompletionQueue c, Runnable last) {
         if (r != null) {
             r.dereg();
         }
@@ -168,6 +178,6 @@ final class UdQp {
         if (c != null) {
             c.destroy();
         }
-        p.dealloc();
+        last.run();
     }
 }

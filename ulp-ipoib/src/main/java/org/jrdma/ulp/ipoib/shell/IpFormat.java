@@ -53,6 +53,10 @@ final class IpFormat {
         b.append("    TX:  bytes packets errors dropped carrier collsns           \n");
         b.append(String.format("    %10d %7d %6d %7d %7d %7d %n", s.txBytes(), s.txPackets(), s.txErrors(),
                 s.txDropped(), 0, 0));
+        if (level > 1 && (s.rcRxPackets() > 0 || s.rcTxPackets() > 0)) {
+            b.append(String.format("    connected: RX %d bytes %d packets TX %d bytes %d packets%n", s.rcRxBytes(),
+                    s.rcRxPackets(), s.rcTxBytes(), s.rcTxPackets()));
+        }
         if (level > 1 && !s.drops().isEmpty()) {
             b.append("    drops:");
             for (Map.Entry<String, Long> e : s.drops().entrySet()) {
