@@ -152,4 +152,40 @@ class IpoibConnectedTest extends TwoInterfaces {
         assertEquals(0, ib0.stats().rcTxPackets());
         assertEquals(0, ib1.stats().rcRxPackets());
     }
+
+    /** Broadcast stays datagram in connected mode; so does a packet too large for it, which is dropped and counted. */
+    @Test
+    void broadcastStillGoesByDatagram() throws InterruptedException {
+        connected(ib0, ib1);
+        byte[] p = udp("10.0.0.1", "10.0.0.255", 7, 7, data(1000, 3));
+        ib0.send(buf(p));
+        assertArrayEquals(p, f.next("ib1"));
+        assertEquals(0, ib0.stats().rcTxPackets());
+        assertEquals(List.of(), ib0.connections());
+        ib0.send(buf(udp("10.0.0.1", "10.0.0.255", 7, 7, data(3000, 3))));
+        await(() -> drops(ib0, "tx_oversize") == 1, "a 3028-byte broadcast is too large for the group");
+    }
+
+    /**
+     * While a connection is set up, {@value CmTx#MAX_QUEUE} packets wait and the rest are dropped and counted: 40
+     * packets handed over in one task of ib0's thread (so the REP cannot come in between), 16 arrive over RC.
+     */
+    @Test
+    void packetsWaitingForAConnectionAreBounded() throws InterruptedException {
+        connected(ib1);
+        udpArrives(ib0, "10.0.0.1", ib1, "10.0.0.2", 100, 0); // ib0 (still datagram) resolves ib1, RC flag and path
+        connected(ib0);
+        IpoibNetdev d0 = (IpoibNetdev) ib0;
+        List<byte[]> sent = new java.util.ArrayList<>();
+        for (int i = 1; i <= 40; i++) {
+            sent.add(udp("10.0.0.1", "10.0.0.2", 4000, 5000, data(20_000, i)));
+        }
+        d0.run(() -> sent.forEach(d0::xmit));
+        for (int i = 0; i < CmTx.MAX_QUEUE; i++) {
+            assertArrayEquals(sent.get(i), f.next("ib1"), "waiting packet " + i);
+        }
+        assertEquals(null, f.nextQuick("ib1"));
+        assertEquals(40 - CmTx.MAX_QUEUE, drops(ib0, "tx_cm_queue_full"));
+        assertEquals(CmTx.MAX_QUEUE, ib0.stats().rcTxPackets());
+    }
 }
