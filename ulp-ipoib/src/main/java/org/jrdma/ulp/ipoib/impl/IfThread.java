@@ -88,7 +88,23 @@ final class IfThread {
         }
     }
 
-    private void guarded(Runnable task) {
+    /** Starts {@code op} on the thread; its future's outcome, or a failed one if the thread is gone. */
+    <T> CompletableFuture<T> submit(java.util.function.Supplier<CompletableFuture<T>> op) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        if (!run(() -> op.get().whenComplete((v, e) -> {
+            if (e == null) {
+                f.complete(v);
+            } else {
+                f.completeExceptionally(e);
+            }
+        }))) {
+            f.completeExceptionally(new IllegalStateException(name + " is gone"));
+        }
+        return f;
+    }
+
+    /** Runs {@code task} here and now (on the thread), unless closing; what it throws is logged. */
+    void guarded(Runnable task) {
         if (closing.getAsBoolean()) {
             return;
         }

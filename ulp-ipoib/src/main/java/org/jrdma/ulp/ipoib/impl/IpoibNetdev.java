@@ -5,7 +5,6 @@ import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -58,7 +57,7 @@ public final class IpoibNetdev implements IpoibInterface {
     private final LinkMtu link = new LinkMtu();
     private final Counters counters = new Counters();
     private final AtomicBoolean pollQueued = new AtomicBoolean();
-    private final List<IfAddress> addresses = new CopyOnWriteArrayList<>();
+    private final IfAddresses addresses = new IfAddresses();
     private final Paths paths = new Paths(this);
     private final Neighbours neighbours = new Neighbours(this);
     private final McastGroups mcast;
@@ -174,7 +173,7 @@ public final class IpoibNetdev implements IpoibInterface {
             if (closing) {
                 counters.drop(Drop.TX_REMOVED);
             } else {
-                run(() -> xmit(p));
+                exec.guarded(() -> xmit(p)); // in this task: queued again it could be lost to the teardown
             }
         })) {
             counters.drop(Drop.TX_REMOVED);
@@ -198,19 +197,13 @@ public final class IpoibNetdev implements IpoibInterface {
     private void route(Inet4Address dst, byte[] p) {
         if (dst.isMulticastAddress()) {
             mcast.send(IpoibMgid.ipv4(dst, pkey), Encap.IPV4, p);
-        } else if (isBroadcast(dst)) {
+        } else if (addresses.isBroadcast(dst)) {
             mcast.send(broadcast.gid(), Encap.IPV4, p);
-        } else if (addresses.stream().anyMatch(a -> a.onLink(dst))) {
+        } else if (addresses.onLink(dst)) {
             neighbours.send(dst, p);
         } else {
             counters.drop(Drop.TX_NO_ROUTE);
         }
-    }
-
-    private boolean isBroadcast(Inet4Address dst) {
-        byte[] b = dst.getAddress();
-        boolean limited = (b[0] & b[1] & b[2] & b[3]) == (byte) 0xff;
-        return limited || addresses.stream().anyMatch(a -> a.isSubnetBroadcast(dst));
     }
 
     /**
@@ -243,7 +236,7 @@ public final class IpoibNetdev implements IpoibInterface {
     }
 
     boolean isLocal(InetAddress ip) {
-        return addresses.stream().anyMatch(a -> a.address().equals(ip));
+        return addresses.isLocal(ip);
     }
 
     // ---- the interface's thread ----
@@ -468,24 +461,17 @@ public final class IpoibNetdev implements IpoibInterface {
 
     @Override
     public List<IfAddress> addresses() {
-        return List.copyOf(addresses);
+        return addresses.list();
     }
 
     @Override
     public void addAddress(InetAddress address, int prefix) {
-        if (!(address instanceof Inet4Address)) {
-            throw new IllegalArgumentException("only IPv4 addresses so far: " + address.getHostAddress());
-        }
-        IfAddress a = new IfAddress(address, prefix);
-        if (addresses.contains(a)) {
-            throw new IllegalStateException("RTNETLINK answers: File exists");
-        }
-        addresses.add(a);
+        addresses.add(address, prefix);
     }
 
     @Override
     public boolean removeAddress(InetAddress address, int prefix) {
-        return addresses.remove(new IfAddress(address, prefix));
+        return addresses.remove(address, prefix);
     }
 
     @Override
@@ -501,30 +487,15 @@ public final class IpoibNetdev implements IpoibInterface {
     @Override
     public CompletableFuture<Void> joinGroup(InetAddress group) {
         Gid mgid = IpoibMgid.ipv4(group, pkey);
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        if (!run(() -> mcast.joinGroup(mgid, group).whenComplete((v, e) -> complete(f, e)))) {
-            f.completeExceptionally(new IllegalStateException(name + " is gone"));
-        }
-        return f;
+        return exec.submit(() -> mcast.joinGroup(mgid, group));
     }
 
     @Override
     public CompletableFuture<Void> leaveGroup(InetAddress group) {
         Gid mgid = IpoibMgid.ipv4(group, pkey);
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        if (!run(() -> complete(f, mcast.leaveGroup(mgid) ? null
-                : new IllegalStateException(group.getHostAddress() + " is not joined on " + name)))) {
-            f.completeExceptionally(new IllegalStateException(name + " is gone"));
-        }
-        return f;
-    }
-
-    private static void complete(CompletableFuture<Void> f, Throwable e) {
-        if (e == null) {
-            f.complete(null);
-        } else {
-            f.completeExceptionally(e);
-        }
+        return exec.submit(() -> mcast.leaveGroup(mgid) ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.failedFuture(
+                        new IllegalStateException(group.getHostAddress() + " is not joined on " + name)));
     }
 
     @Override
