@@ -1,7 +1,6 @@
 package org.jrdma.ulp.ipoib.impl;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.CompletionHandler;
@@ -16,14 +15,11 @@ import org.jrdma.ib.core.QpInitAttr;
 import org.jrdma.ib.core.QpType;
 import org.jrdma.ib.core.QueuePair;
 import org.jrdma.ib.core.RecvWr;
-import org.jrdma.ib.core.SendFlags;
-import org.jrdma.ib.core.SendWr;
 import org.jrdma.ib.core.SharedReceiveQueue;
 import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.SrqAttr;
 import org.jrdma.ib.core.SrqInitAttr;
 import org.jrdma.ib.core.WorkCompletion;
-import org.jrdma.ib.core.WrOpcode;
 
 /**
  * The verbs side connected mode shares across an interface's connections (Linux's {@code ipoib_cm_dev_init}): one
@@ -38,17 +34,14 @@ final class CmRings {
     /** {@code IPOIB_CM_BUF_SIZE}: the receive MTU a REQ and REP advertise (IP packet + IPoIB header). */
     static final int CM_BUF_SIZE = CM_MTU + Encap.LEN;
     static final int BUF_SIZE = 0x10000;
-    private static final long SEND_ID = 1L << 32;
 
     final CompletionQueue cq;
     final SharedReceiveQueue srq;
     private final ProtectionDomain pd;
     private final QueueSizes sizes;
     private final ByteBuffer rxBuf;
-    private final ByteBuffer txBuf;
     private final MemoryRegion rxMr;
-    private final MemoryRegion txMr;
-    private final ArrayDeque<Integer> freeTx = new ArrayDeque<>();
+    private final SendSlots tx;
     private final WorkCompletion[] wcs = new WorkCompletion[16];
     private boolean closing;
 
@@ -56,14 +49,13 @@ final class CmRings {
         this.pd = pd;
         this.sizes = sizes;
         rxBuf = ByteBuffer.allocateDirect(sizes.recv() * BUF_SIZE);
-        txBuf = ByteBuffer.allocateDirect(sizes.send() * BUF_SIZE);
         CompletionQueue c = dev.createCq(owner, new CqInitAttr().cqe(sizes.recv() + sizes.send()).compHandler(notify));
         SharedReceiveQueue s = null;
         MemoryRegion r = null;
         try {
             s = pd.createSrq(new SrqInitAttr().attr(new SrqAttr().maxWr(sizes.recv()).maxSge(1)));
             r = pd.regMr(rxBuf, Access.LOCAL_WRITE);
-            txMr = pd.regMr(txBuf, 0);
+            tx = new SendSlots(pd, sizes.send(), BUF_SIZE);
         } catch (RuntimeException e) {
             UdQp.release(r, null, c, () -> { });
             if (s != null) {
@@ -74,9 +66,6 @@ final class CmRings {
         cq = c;
         srq = s;
         rxMr = r;
-        for (int i = 0; i < sizes.send(); i++) {
-            freeTx.add(i);
-        }
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
@@ -109,33 +98,17 @@ final class CmRings {
     }
 
     boolean canSend() {
-        return !freeTx.isEmpty();
+        return tx.canSend();
     }
 
     /** Posts the IPoIB header and {@code payload} as one RC SEND on {@code qp}; false if no send slot is free. */
     boolean send(QueuePair qp, int ethertype, byte[] payload) {
-        Integer slot = freeTx.poll();
-        if (slot == null) {
-            return false;
-        }
-        int off = slot * BUF_SIZE;
-        byte[] hdr = new byte[Encap.LEN];
-        Encap.write(hdr, 0, ethertype);
-        txBuf.put(off, hdr).put(off + Encap.LEN, payload);
-        try {
-            qp.postSend(new SendWr().wrId(SEND_ID | slot).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-                    .sgList(new Sge(txMr.iova() + off, Encap.LEN + payload.length, txMr.lkey())));
-            return true;
-        } catch (RuntimeException e) {
-            freeTx.add(slot);
-            throw e;
-        }
+        return tx.post(qp, ethertype, payload, wr -> wr);
     }
 
     void poll(UdQp.Handler h) {
         UdQp.drain(cq, wcs, wc -> {
-            if ((wc.wrId() & SEND_ID) != 0) {
-                freeTx.add((int) wc.wrId());
+            if (tx.completed(wc)) {
                 h.sent(wc);
             } else {
                 int slot = (int) wc.wrId();
@@ -148,6 +121,6 @@ final class CmRings {
     void destroy() {
         closing = true;
         srq.destroy();
-        UdQp.release(rxMr, txMr, cq, () -> { });
+        UdQp.release(rxMr, tx.mr(), cq, () -> { });
     }
 }
