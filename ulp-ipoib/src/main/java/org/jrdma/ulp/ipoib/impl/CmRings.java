@@ -107,14 +107,7 @@ final class CmRings {
     }
 
     void poll(UdQp.Handler h) {
-        UdQp.drain(cq, wcs, wc -> {
-            if (tx.completed(wc)) {
-                h.sent(wc);
-            } else {
-                int slot = (int) wc.wrId();
-                h.received(slot, wc, rxBuf, slot * BUF_SIZE);
-            }
-        });
+        UdQp.drain(cq, wcs, wc -> UdQp.dispatch(wc, h, tx, rxBuf, BUF_SIZE));
     }
 
     /** After every connection's QP is gone: the SRQ (its receives flush), MRs, CQ. The PD is the UD side's. */

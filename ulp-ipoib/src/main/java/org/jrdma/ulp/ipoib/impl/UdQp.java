@@ -120,11 +120,16 @@ final class UdQp {
     }
 
     private void dispatch(WorkCompletion wc, Handler h) {
+        dispatch(wc, h, tx, rxBuf, RX_SLOT);
+    }
+
+    /** A send completion frees its slot and goes to {@code sent}; a receive names its slot of {@code rx}. */
+    static void dispatch(WorkCompletion wc, Handler h, SendSlots tx, ByteBuffer rx, int rxSlotSize) {
         if (tx.completed(wc)) {
             h.sent(wc);
         } else {
             int slot = (int) wc.wrId();
-            h.received(slot, wc, rxBuf, slot * RX_SLOT);
+            h.received(slot, wc, rx, slot * rxSlotSize);
         }
     }
 
