@@ -113,7 +113,8 @@ final class IpoibCm implements UdQp.Handler {
     /** {@code ipoib_cm_req_handler}: an RC QP on the SRQ, INIT, RTR with a random PSN, RTS, then the REP. */
     private void accept(IbCmId id, IbCmEvent req) {
         CmData data = CmData.decode(req.privateData());
-        if (data == null || req.path() == null) {
+        if (data == null || data.mtu() <= Encap.LEN || req.path() == null) {
+            // no ipoib_cm_data (the CM pads private data with zeros): not an IPoIB peer
             id.sendRej(IbCmRejReason.CONSUMER_DEFINED, null, null);
             id.close();
             return;

@@ -84,6 +84,7 @@ class IpoibConnectedTest extends TwoInterfaces {
         for (int i = 0; i < 5; i++) {
             udpArrives(ib1, "10.0.0.2", ib0, "10.0.0.1", 65_520 - 28, 100 + i); // a full 65520-byte IP packet
         }
+        await(() -> ib0.stats().rcTxPackets() >= 20 && ib1.stats().rcRxPackets() >= 20, "counted as RC");
         List<CmConnection> out = up(ib0, false);
         assertEquals(1, out.size(), ib0.connections().toString());
         assertEquals(65_520, out.get(0).mtu());
@@ -115,7 +116,7 @@ class IpoibConnectedTest extends TwoInterfaces {
         assertEquals(0, reply[20]); // echo reply
         byte[] got = java.util.Arrays.copyOfRange(reply, 28, reply.length);
         assertArrayEquals(payload, got);
-        assertTrue(ib1.stats().rcTxPackets() >= 1, ib1.stats().toString());
+        await(() -> ib1.stats().rcTxPackets() >= 1, "the reply went over RC");
     }
 
     @Test
@@ -186,6 +187,30 @@ class IpoibConnectedTest extends TwoInterfaces {
         }
         assertEquals(null, f.nextQuick("ib1"));
         assertEquals(40 - CmTx.MAX_QUEUE, drops(ib0, "tx_cm_queue_full"));
-        assertEquals(CmTx.MAX_QUEUE, ib0.stats().rcTxPackets());
+        await(() -> ib0.stats().rcTxPackets() == CmTx.MAX_QUEUE, "16 sent over RC");
+    }
+
+    /** A REQ to ib1's service ID without {@code ipoib_cm_data} is rejected (consumer defined), nothing is kept. */
+    @Test
+    void aReqWithoutIpoibPrivateDataIsRejected() throws InterruptedException {
+        connected(ib1);
+        java.util.concurrent.BlockingQueue<org.jrdma.ib.cm.ib.IbCmEvent> got =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        org.jrdma.ib.cm.ib.IbCmId id = f.ibCm.createId(a, (i, ev) -> {
+            got.add(ev);
+            return 0;
+        }, null);
+        org.jrdma.ib.core.Gid ga = a.queryGid(1, 0);
+        org.jrdma.ib.core.Gid gb = b.queryGid(1, 0);
+        int qpn = HwAddr.decode(ib1.hwAddr(), 0).qpn();
+        id.sendReq(new org.jrdma.ib.cm.ib.IbCmReqParam().serviceId(IpoibCm.IETF_ID | qpn).qpNum(0x123)
+                .primaryPath(new org.jrdma.ib.cm.ib.IbCmPath(1, 0, ga, gb, true, a.queryPort(1).lid(),
+                        b.queryPort(1).lid(), 0, 4, 0, 18, 0, 0, 0)));
+        org.jrdma.ib.cm.ib.IbCmEvent ev = got.poll(IpoibFixture.WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        assertEquals(org.jrdma.ib.cm.ib.IbCmEventType.REJ_RECEIVED, ev == null ? null : ev.type());
+        assertEquals(org.jrdma.ib.cm.ib.IbCmRejReason.CONSUMER_DEFINED.code(), ev.rejReason());
+        id.close();
+        assertEquals(List.of(), ib1.connections());
+        udpArrives(ib0, "10.0.0.1", ib1, "10.0.0.2", 1000, 1); // ib1 still fine
     }
 }

@@ -83,6 +83,10 @@ class IpLinkSetTest {
         System.arraycopy(InetAddress.getByName("10.0.0.2").getAddress(), 0, pkt, 16, 4);
         ib0.send(ByteBuffer.wrap(pkt));
         assertEquals(50_000, got.poll(20, TimeUnit.SECONDS));
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (ib0.stats().rcTxPackets() == 0 && System.nanoTime() < end) {
+            Thread.sleep(5); // counted on ib0's thread, maybe just after ib1 has the packet
+        }
         String s = ip("-s", "-s", "link", "show", "ib0").out();
         // ib1's ARP reply went over a connection of its own, as Linux sends it (the neighbour has the RC flag)
         assertTrue(s.contains("    connected: RX 60 bytes 1 packets TX 50004 bytes 1 packets\n"), s);
