@@ -61,6 +61,16 @@ public interface IpoibInterface {
 
     OperState state();
 
+    /** {@code IFF_UP}: administratively up ({@code ip link set NAME up}); interfaces are up from creation. */
+    boolean isUp();
+
+    /**
+     * {@code ip link set NAME up|down} ({@code ipoib_open} / {@code ipoib_stop}): down closes every connected-mode
+     * connection and the CM side, leaves the multicast groups and takes the carrier off; up joins again (and listens
+     * again in connected mode). The UD QP stays, so the hardware address does not change.
+     */
+    void setUp(boolean up);
+
     IpoibStats stats();
 
     List<IfAddress> addresses();

@@ -70,6 +70,8 @@ public final class IpoibNetdev implements IpoibInterface {
     private volatile IpoibCm cm;
     private volatile int qkey;
     private volatile OperState state = OperState.DOWN;
+    /** IFF_UP: changed only on the interface's thread. */
+    private volatile boolean adminUp = true;
     private volatile boolean closing;
     private volatile IpoibReceiver receiver;
     /** The broadcast join has been started (on the interface's thread only). */
@@ -124,7 +126,7 @@ public final class IpoibNetdev implements IpoibInterface {
     }
 
     private void startIfActive() {
-        if (!started && device.queryPort(port).state() == PortState.ACTIVE) {
+        if (adminUp && !started && device.queryPort(port).state() == PortState.ACTIVE) {
             started = true;
             mcast.joinBroadcast();
         }
@@ -282,10 +284,7 @@ public final class IpoibNetdev implements IpoibInterface {
             }
         }
         neighbours.flush(Drop.TX_REMOVED);
-        if (cm != null) {
-            cm.stop(Drop.TX_REMOVED);
-            cm = null;
-        }
+        stopCm(Drop.TX_REMOVED);
         mcast.close(Drop.TX_REMOVED);
         paths.flush(Drop.TX_REMOVED);
         if (ud != null) {
@@ -427,15 +426,49 @@ public final class IpoibNetdev implements IpoibInterface {
             return;
         }
         if (mode == IpoibMode.CONNECTED) {
-            cm = new IpoibCm(this, ibCm, cmOptions, sizes);
+            if (adminUp) {
+                cm = new IpoibCm(this, ibCm, cmOptions, sizes);
+            }
             hwAddr = new HwAddr(HwAddr.FLAGS_RC, ud.qpn(), gid);
         } else {
             hwAddr = new HwAddr(0, ud.qpn(), gid);
-            cm.stop(Drop.TX_CM_FLUSH);
-            cm = null;
+            stopCm(Drop.TX_CM_FLUSH);
         }
         link.setMode(mode);
         LOG.log(System.Logger.Level.INFO, name + ": mode " + mode.sysfs() + ", mtu " + link.mtu());
+    }
+
+    private void stopCm(Drop why) {
+        if (cm != null) {
+            cm.stop(why);
+            cm = null;
+        }
+    }
+
+    @Override
+    public boolean isUp() {
+        return adminUp;
+    }
+
+    @Override
+    public void setUp(boolean up) {
+        exec.call(() -> {
+            if (closing || up == adminUp) {
+                return;
+            }
+            adminUp = up;
+            if (up) { // ipoib_open: the CM side in connected mode, then the joins
+                if (link.mode() == IpoibMode.CONNECTED) {
+                    cm = new IpoibCm(this, ibCm, cmOptions, sizes);
+                }
+                startIfActive();
+            } else { // ipoib_stop: connections, memberships, carrier, paths
+                stopCm(Drop.TX_CARRIER);
+                mcast.stop(Drop.TX_CARRIER);
+                carrierOff();
+                started = false;
+            }
+        });
     }
 
     @Override

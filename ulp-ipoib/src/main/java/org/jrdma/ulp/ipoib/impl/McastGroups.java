@@ -248,6 +248,23 @@ final class McastGroups {
         return out;
     }
 
+    /**
+     * {@code ipoib_mcast_stop_thread} + {@code ipoib_mcast_dev_flush} for {@code ip link set down}: every membership
+     * left, send-only groups forgotten, full-member groups kept to be joined again once the broadcast group is.
+     */
+    void stop(Drop why) {
+        for (Group g : all()) {
+            dev.counters().drop(why, g.queue.size());
+            g.queue.clear();
+            release(g);
+            if (g.join != null) {
+                g.join.close();
+                g.join = null;
+            }
+        }
+        groups.values().removeIf(g -> g.sendOnly);
+    }
+
     /** Leaves every group, queued packets dropped as {@code why} (interface going away). */
     void close(Drop why) {
         for (Group g : all()) {

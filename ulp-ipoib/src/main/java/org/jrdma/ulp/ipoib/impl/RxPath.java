@@ -29,7 +29,7 @@ final class RxPath implements UdQp.Handler {
         try {
             if (wc.status() != WcStatus.SUCCESS) {
                 dev.counters().rxErrors.increment();
-            } else if (!ownLoopback(wc)) {
+            } else if (!ownLoopback(wc) && dev.isUp()) { // down: Linux's QP would not receive at all
                 frame(wc, rx, off);
             }
         } finally {

@@ -14,7 +14,7 @@ import org.jrdma.ulp.ipoib.IpoibInterfaces;
 
 /**
  * iproute2's {@code ip} for the IPoIB interfaces: {@code ip [-s[-s]] [-d] link [show [dev] NAME]},
- * {@code ip link set [dev] NAME [mtu N] [type ipoib mode datagram|connected]},
+ * {@code ip link set [dev] NAME [up|down] [mtu N] [type ipoib mode datagram|connected]},
  * {@code ip addr [show [dev NAME]]}, {@code ip addr add|del A/PLEN dev NAME}, {@code ip neigh [show [dev NAME]]}.
  * Objects and commands match by prefix as iproute2's {@code matches()}; its messages and exit statuses
  * (1 for a bad device or argument, 2 for what the kernel refuses, 255 for an unknown object).

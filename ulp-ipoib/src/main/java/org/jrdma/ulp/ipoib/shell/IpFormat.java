@@ -24,7 +24,8 @@ final class IpFormat {
     /** {@code 1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP mode DEFAULT group default qlen 256}. */
     static String header(IpoibInterface i, boolean linkMode) {
         boolean carrier = i.state() == OperState.UP;
-        String flags = carrier ? "BROADCAST,MULTICAST,UP,LOWER_UP" : "NO-CARRIER,BROADCAST,MULTICAST,UP";
+        String flags = !i.isUp() ? "BROADCAST,MULTICAST"
+                : carrier ? "BROADCAST,MULTICAST,UP,LOWER_UP" : "NO-CARRIER,BROADCAST,MULTICAST,UP";
         return i.ifindex() + ": " + i.name() + ": <" + flags + "> mtu " + i.mtu() + " qdisc mq state "
                 + (carrier ? "UP" : "DOWN") + (linkMode ? " mode DEFAULT" : "") + " group default qlen " + i.txQueueLen();
     }

@@ -8,7 +8,7 @@ import org.jrdma.ulp.ipoib.IpoibInterfaces;
 import org.jrdma.ulp.ipoib.IpoibMode;
 
 /**
- * {@code ip link set [dev] NAME [mtu N] [type ipoib mode datagram|connected]}: iproute2's words for Linux's
+ * {@code ip link set [dev] NAME [up|down] [mtu N] [type ipoib mode datagram|connected]}: iproute2's words for Linux's
  * {@code ipoib_changelink} (IFLA_IPOIB_MODE, what {@code /sys/class/net/NAME/mode} also sets) and {@code
  * dev_set_mtu}. The mode is set before the MTU, as the kernel applies the link type's attributes after IFLA_MTU
  * would clamp it otherwise. iproute2's messages and statuses.
@@ -32,6 +32,7 @@ final class IpLinkSet {
         String dev = null;
         Integer mtu = null;
         IpoibMode mode = null;
+        Boolean up = null;
         for (int k = 0; k < a.size(); k++) {
             String w = a.get(k);
             if (w.equals("mtu") && k + 1 < a.size()) {
@@ -52,6 +53,8 @@ final class IpLinkSet {
                 if (mode == null) {
                     return fail("mode must be one of: datagram, connected", 1);
                 }
+            } else if (w.equals("up") || w.equals("down")) {
+                up = w.equals("up");
             } else if (w.equals("dev") && k + 1 < a.size()) {
                 dev = a.get(++k);
             } else if (dev == null) {
@@ -67,16 +70,23 @@ final class IpLinkSet {
         if (i.isEmpty()) {
             return fail("Cannot find device \"" + dev + "\"", 1);
         }
-        return apply(i.get(), mode, mtu);
+        return apply(i.get(), mode, mtu, up);
     }
 
-    private int apply(IpoibInterface i, IpoibMode mode, Integer mtu) {
+    /** Down first and up last, as the kernel's do_setlink takes IFF_UP after the rest. */
+    private int apply(IpoibInterface i, IpoibMode mode, Integer mtu, Boolean up) {
         try {
+            if (Boolean.FALSE.equals(up)) {
+                i.setUp(false);
+            }
             if (mode != null) {
                 i.setMode(mode);
             }
             if (mtu != null) {
                 i.setMtu(mtu);
+            }
+            if (Boolean.TRUE.equals(up)) {
+                i.setUp(true);
             }
             return 0;
         } catch (IllegalArgumentException e) {

@@ -5,10 +5,10 @@ public final class IbCmIds {
     private IbCmIds() {
     }
 
-    /** Ids not destroyed (or destroyed and time-waiting) plus listeners. */
+    /** Ids not destroyed (or destroyed and time-waiting), listeners included. */
     public static int live(IbCmService cm) {
         synchronized (cm.lock) {
-            return cm.ids.size() + cm.listeners.size();
+            return cm.ids.size();
         }
     }
 }

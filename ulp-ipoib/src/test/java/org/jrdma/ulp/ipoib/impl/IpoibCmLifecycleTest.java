@@ -124,4 +124,31 @@ class IpoibCmLifecycleTest extends TwoInterfaces {
         assertArrayEquals(q, f.next("ib0"), "over a new connection");
         await(() -> ib1.stats().rcTxPackets() == 2, "the second packet counted as RC");
     }
+
+    /**
+     * {@code ip link set ib1 down} closes ib1's connections and CM side (the peer's ends close on the DREQs), frees
+     * the SRQ, leaves the groups; up listens and joins again, and RC traffic connects again.
+     */
+    @Test
+    void interfaceDownClosesEveryConnectionAndUpConnectsAgain() throws InterruptedException {
+        ib0.setMode(IpoibMode.CONNECTED);
+        ib1.setMode(IpoibMode.CONNECTED);
+        udpArrives(30_000, 1);
+        assertTrue(hasUp(ib0, false) && !ib1.connections().isEmpty(), ib0.connections() + " " + ib1.connections());
+        ib1.setUp(false);
+        assertEquals(false, ib1.isUp());
+        assertEquals(org.jrdma.ulp.ipoib.OperState.DOWN, ib1.state());
+        assertEquals(List.of(), ib1.connections());
+        // the UD side stays (PD, CQ, QP, 2 MRs); the SRQ, RC QPs, CM CQ and MRs are gone, and so are the AHs
+        assertEquals(List.of("PD", "CQ", "QP", "MR", "MR"), owned(b).stream().map(r -> r.type().name()).toList(),
+                owned(b).toString());
+        await(() -> ib0.connections().isEmpty(), "ib0's ends closed by ib1's DREQs");
+        await(() -> IbCmIds.live(f.ibCm) == 1, "only ib0's listener left in the IB CM");
+        ib1.setUp(true);
+        await(() -> ib1.state() == org.jrdma.ulp.ipoib.OperState.UP, "ib1 joined again");
+        assertEquals(65520, ib1.mtu());
+        udpArrives(30_000, 2);
+        assertTrue(hasUp(ib0, false), ib0.connections().toString());
+        await(() -> ib1.stats().rcRxPackets() == 2, "both over RC");
+    }
 }

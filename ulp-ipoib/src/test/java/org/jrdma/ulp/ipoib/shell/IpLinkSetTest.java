@@ -63,6 +63,10 @@ class IpLinkSetTest {
         assertEquals("RTNETLINK answers: Invalid argument\n", ud.err());
         assertEquals(1, ip("link", "set", "ib0", "type", "ipoib", "mode", "bogus").status());
         assertEquals("Cannot find device \"ib9\"\n", ip("link", "set", "ib9", "mtu", "1500").err());
+        assertEquals(0, ip("link", "set", "ib1", "down").status());
+        assertTrue(ip("link", "show", "ib1").out().startsWith("2: ib1: <BROADCAST,MULTICAST> mtu 2044 qdisc mq state DOWN "),
+                ip("link", "show", "ib1").out());
+        assertEquals(0, ip("link", "set", "ib1", "up").status());
     }
 
     @Test
