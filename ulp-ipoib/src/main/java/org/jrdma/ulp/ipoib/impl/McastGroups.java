@@ -253,20 +253,20 @@ final class McastGroups {
      * left, send-only groups forgotten, full-member groups kept to be joined again once the broadcast group is.
      */
     void stop(Drop why) {
-        for (Group g : all()) {
-            dev.counters().drop(why, g.queue.size());
-            g.queue.clear();
-            release(g);
-            if (g.join != null) {
-                g.join.close();
-                g.join = null;
-            }
-        }
+        leaveAll(why);
         groups.values().removeIf(g -> g.sendOnly);
     }
 
     /** Leaves every group, queued packets dropped as {@code why} (interface going away). */
     void close(Drop why) {
+        leaveAll(why);
+        for (Group g : all()) {
+            g.joined.completeExceptionally(new IllegalStateException("interface removed"));
+        }
+        groups.clear();
+    }
+
+    private void leaveAll(Drop why) {
         for (Group g : all()) {
             dev.counters().drop(why, g.queue.size());
             g.queue.clear();
@@ -275,8 +275,6 @@ final class McastGroups {
                 g.join.close();
                 g.join = null;
             }
-            g.joined.completeExceptionally(new IllegalStateException("interface removed"));
         }
-        groups.clear();
     }
 }
