@@ -1,6 +1,5 @@
 package org.jrdma.ulp.ipoib.impl;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -9,7 +8,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jrdma.ib.cm.ib.IbCm;
-import org.jrdma.ib.core.AddressHandle;
 import org.jrdma.ib.core.EventType;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.IbClient;
@@ -32,7 +30,7 @@ import org.jrdma.ulp.ipoib.OperState;
 import org.jrdma.ulp.ipoib.impl.Counters.Drop;
 
 /**
- * One IPoIB interface (Linux's {@code ipoib_dev_priv} with {@code ipoib_main.c}'s transmit side), in datagram mode
+ * One IPoIB interface (Linux's {@code ipoib_dev_priv}; its transmit side is {@link TxPath}), in datagram mode
  * or, with {@link IpoibCm}, in connected mode.
  * Everything that changes its state runs on its own thread ("ipoib-ibN", its workqueue and NAPI in one): sends
  * queued by {@link #send}, CQ polling woken by the completion handler, SA answers, timers. The link comes up once
@@ -62,6 +60,7 @@ public final class IpoibNetdev implements IpoibInterface {
     private final Neighbours neighbours = new Neighbours(this);
     private final McastGroups mcast;
     private final RxPath rx = new RxPath(this);
+    private final TxPath tx = new TxPath(this);
     private final HwAddr broadcast;
     private AutoCloseable events;
     private UdQp ud;
@@ -175,65 +174,10 @@ public final class IpoibNetdev implements IpoibInterface {
             if (closing) {
                 counters.drop(Drop.TX_REMOVED);
             } else {
-                exec.guarded(() -> xmit(p)); // in this task: queued again it could be lost to the teardown
+                exec.guarded(() -> tx.xmit(p)); // in this task: queued again it could be lost to the teardown
             }
         })) {
             counters.drop(Drop.TX_REMOVED);
-        }
-    }
-
-    /** {@code ipoib_start_xmit} for one IPv4 packet, on the interface's thread. */
-    void xmit(byte[] p) {
-        if (p.length > link.mtu()) {
-            counters.drop(Drop.TX_OVERSIZE);
-        } else if (p.length < 20 || (p[0] & 0xf0) != 0x40) {
-            counters.drop(Drop.TX_NOT_IP);
-        } else if (state != OperState.UP) {
-            counters.drop(Drop.TX_CARRIER);
-        } else {
-            route(Ipv4.destination(p), p);
-        }
-    }
-
-    /** Broadcast, multicast, on-link neighbour; anything else has no route (no gateways here). */
-    private void route(Inet4Address dst, byte[] p) {
-        if (dst.isMulticastAddress()) {
-            mcast.send(IpoibMgid.ipv4(dst, pkey), Encap.IPV4, p);
-        } else if (addresses.isBroadcast(dst)) {
-            mcast.send(broadcast.gid(), Encap.IPV4, p);
-        } else if (addresses.onLink(dst)) {
-            neighbours.send(dst, p);
-        } else {
-            counters.drop(Drop.TX_NO_ROUTE);
-        }
-    }
-
-    /**
-     * A unicast frame to {@code dst}: over its connection in connected mode when it advertises {@code
-     * IPOIB_FLAGS_RC} (and has not refused one lately), else by datagram along its path.
-     */
-    void unicast(HwAddr dst, int ethertype, byte[] payload) {
-        IpoibCm c = cm;
-        if (c == null || (dst.flags() & HwAddr.FLAGS_RC) == 0 || !c.active().send(dst, ethertype, payload)) {
-            paths.send(dst, ethertype, payload);
-        }
-    }
-
-    /** Posts one UD frame ({@code ipoib_send}); counted as sent once posted. */
-    void post(AddressHandle ah, int dqpn, int ethertype, byte[] payload) {
-        if (payload.length > link.mcastMtu()) {
-            counters.drop(Drop.TX_OVERSIZE); // connected mode's MTU, but the peer is reached by datagram
-            return;
-        }
-        if (ud == null || !ud.canSend()) {
-            counters.drop(ud == null ? Drop.TX_CARRIER : Drop.TX_RING_FULL);
-            return;
-        }
-        try {
-            ud.send(ah, dqpn, qkey, ethertype, payload);
-            counters.sent(Encap.LEN + payload.length);
-        } catch (RuntimeException e) {
-            counters.txErrors.increment();
         }
     }
 
@@ -305,6 +249,26 @@ public final class IpoibNetdev implements IpoibInterface {
 
     RxPath rxPath() {
         return rx;
+    }
+
+    TxPath txPath() {
+        return tx;
+    }
+
+    IfAddresses ifAddresses() {
+        return addresses;
+    }
+
+    LinkMtu linkMtu() {
+        return link;
+    }
+
+    IpoibCm cm() {
+        return cm;
+    }
+
+    int qkey() {
+        return qkey;
     }
 
     Paths paths() {

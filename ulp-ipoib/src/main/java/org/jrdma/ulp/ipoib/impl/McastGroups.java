@@ -143,7 +143,7 @@ final class McastGroups {
         g.joined.complete(null);
         byte[] p;
         while ((p = g.queue.poll()) != null) {
-            dev.post(g.ah, HwAddr.MULTICAST_QPN, Encap.IPV4, p);
+            dev.txPath().post(g.ah, HwAddr.MULTICAST_QPN, Encap.IPV4, p);
         }
         if (g == broadcast) {
             dev.carrierOn();
@@ -167,7 +167,7 @@ final class McastGroups {
     void send(Gid mgid, int ethertype, byte[] payload) {
         Group g = mgid.equals(broadcast.mgid) ? broadcast : groups.get(mgid);
         if (g != null && g.ah != null) {
-            dev.post(g.ah, HwAddr.MULTICAST_QPN, ethertype, payload);
+            dev.txPath().post(g.ah, HwAddr.MULTICAST_QPN, ethertype, payload);
             return;
         }
         if (g == null) {

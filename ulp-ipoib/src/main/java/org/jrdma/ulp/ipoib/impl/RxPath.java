@@ -82,7 +82,7 @@ final class RxPath implements UdQp.Handler {
         }
         if (dev.receiver() == null && IcmpEcho.isRequest(body, total) && dev.isLocal(Ipv4.destination(body))) {
             dev.counters().received(Encap.LEN + body.length, mcast);
-            dev.xmit(IcmpEcho.reply(body, total));
+            dev.txPath().xmit(IcmpEcho.reply(body, total));
             return;
         }
         deliver(body, total, mcast);

@@ -181,7 +181,7 @@ class IpoibConnectedTest extends TwoInterfaces {
         for (int i = 1; i <= 40; i++) {
             sent.add(udp("10.0.0.1", "10.0.0.2", 4000, 5000, data(20_000, i)));
         }
-        d0.run(() -> sent.forEach(d0::xmit));
+        d0.run(() -> sent.forEach(d0.txPath()::xmit));
         for (int i = 0; i < CmTx.MAX_QUEUE; i++) {
             assertArrayEquals(sent.get(i), f.next("ib1"), "waiting packet " + i);
         }
