@@ -39,7 +39,37 @@ public interface IpoibInterface {
 
     IpoibMode mode();
 
+    /**
+     * {@code echo connected > /sys/class/net/ibN/mode} ({@code ipoib_set_mode}): connected mode sets the hardware
+     * address's {@code IPOIB_FLAGS_RC} bit, listens for RC connections and raises the MTU to 65520; datagram mode
+     * closes every connection and clamps the MTU to the broadcast group's (2044).
+     *
+     * @throws UnsupportedOperationException without an IB CM (connected mode cannot be offered)
+     */
+    void setMode(IpoibMode mode);
+
+    /**
+     * {@code ip link set NAME mtu N} ({@code ipoib_change_mtu}): 68..65520 in connected mode; in datagram mode up to
+     * the port's IB MTU less 4, and the MTU in effect is the smaller of it and the broadcast group's.
+     *
+     * @throws IllegalArgumentException with iproute2's message when out of range
+     */
+    void setMtu(int mtu);
+
+    /** The connected-mode RC connections, active ({@code ipoib_cm_tx}) and passive ({@code ipoib_cm_rx}). */
+    List<CmConnection> connections();
+
     OperState state();
+
+    /** {@code IFF_UP}: administratively up ({@code ip link set NAME up}); interfaces are up from creation. */
+    boolean isUp();
+
+    /**
+     * {@code ip link set NAME up|down} ({@code ipoib_open} / {@code ipoib_stop}): down closes every connected-mode
+     * connection and the CM side, leaves the multicast groups and takes the carrier off; up joins again (and listens
+     * again in connected mode). The UD QP stays, so the hardware address does not change.
+     */
+    void setUp(boolean up);
 
     IpoibStats stats();
 

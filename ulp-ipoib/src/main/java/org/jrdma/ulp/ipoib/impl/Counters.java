@@ -16,13 +16,21 @@ final class Counters {
     final LongAdder txPackets = new LongAdder();
     final LongAdder txBytes = new LongAdder();
     final LongAdder txErrors = new LongAdder();
+    final LongAdder rcRxPackets = new LongAdder();
+    final LongAdder rcRxBytes = new LongAdder();
+    final LongAdder rcTxPackets = new LongAdder();
+    final LongAdder rcTxBytes = new LongAdder();
     private final Map<Drop, LongAdder> drops = new ConcurrentHashMap<>();
 
     /** Why a packet was dropped: the reason names {@link IpoibStats#drops()} uses. */
     enum Drop {
         RX_SHORT(true), RX_BAD_ETHERTYPE(true), RX_BAD_ARP(true), RX_LENGTH(true), RX_NO_RECEIVER(true),
         TX_OVERSIZE(false), TX_NO_ROUTE(false), TX_UNRESOLVED(false), TX_NO_PATH(false), TX_NO_GROUP(false),
-        TX_CARRIER(false), TX_RING_FULL(false), TX_QUEUE_FULL(false), TX_REMOVED(false), TX_NOT_IP(false);
+        TX_CARRIER(false), TX_RING_FULL(false), TX_QUEUE_FULL(false), TX_REMOVED(false), TX_NOT_IP(false),
+        /** More packets than a connection being set up holds. */
+        TX_CM_QUEUE_FULL(false),
+        /** Waiting for a connection that was closed (DREQ, mode switch, send error). */
+        TX_CM_FLUSH(false);
 
         final boolean rx;
 
@@ -58,6 +66,19 @@ final class Counters {
         txBytes.add(bytes);
     }
 
+    /** A frame received on a connection; counted in the totals too. */
+    void rcReceived(int bytes) {
+        rcRxPackets.increment();
+        rcRxBytes.add(bytes);
+    }
+
+    /** A frame posted on a connection; counted in the totals too. */
+    void rcSent(int bytes) {
+        sent(bytes);
+        rcTxPackets.increment();
+        rcTxBytes.add(bytes);
+    }
+
     IpoibStats snapshot() {
         Map<String, Long> by = new TreeMap<>();
         long rxDropped = 0;
@@ -72,6 +93,7 @@ final class Counters {
             }
         }
         return new IpoibStats(rxPackets.sum(), rxBytes.sum(), rxErrors.sum(), rxDropped, multicast.sum(),
-                txPackets.sum(), txBytes.sum(), txErrors.sum(), txDropped, Map.copyOf(by));
+                txPackets.sum(), txBytes.sum(), txErrors.sum(), txDropped, Map.copyOf(by), rcRxPackets.sum(),
+                rcRxBytes.sum(), rcTxPackets.sum(), rcTxBytes.sum());
     }
 }

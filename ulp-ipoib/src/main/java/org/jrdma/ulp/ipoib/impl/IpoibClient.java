@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jrdma.ib.cm.ib.IbCm;
 import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.LinkLayer;
@@ -22,6 +23,8 @@ public final class IpoibClient implements IbClient, IpoibInterfaces {
     public static final String NAME = "ipoib";
 
     private final SaClient sa;
+    private final IbCm ibCm;
+    private final CmOptions cm;
     private final QueueSizes sizes;
     private final List<IpoibNetdev> netdevs = new CopyOnWriteArrayList<>();
     private final AtomicInteger ifindex = new AtomicInteger();
@@ -32,7 +35,19 @@ public final class IpoibClient implements IbClient, IpoibInterfaces {
 
     /** With ib_ipoib's {@code send_queue_size} and {@code recv_queue_size} (adjusted as Linux does). */
     public IpoibClient(SaClient sa, int sendQueueSize, int recvQueueSize) {
+        this(sa, null, CmOptions.DEFAULT, sendQueueSize, recvQueueSize);
+    }
+
+    /** With the IB CM for connected mode (interfaces start in datagram mode) and the default ring sizes. */
+    public IpoibClient(SaClient sa, IbCm ibCm) {
+        this(sa, ibCm, CmOptions.DEFAULT, 128, 256);
+    }
+
+    /** With the IB CM connected mode uses (null: datagram only) and connected mode's settings. */
+    IpoibClient(SaClient sa, IbCm ibCm, CmOptions cm, int sendQueueSize, int recvQueueSize) {
         this.sa = sa;
+        this.ibCm = ibCm;
+        this.cm = cm;
         this.sizes = QueueSizes.of(sendQueueSize, recvQueueSize);
     }
 
@@ -56,7 +71,8 @@ public final class IpoibClient implements IbClient, IpoibInterfaces {
     }
 
     private synchronized IpoibNetdev create(IbDevice device, int port) {
-        IpoibNetdev d = new IpoibNetdev(this, sa, device, port, freeName(), ifindex.incrementAndGet(), sizes);
+        IpoibNetdev d = new IpoibNetdev(this, sa, ibCm, cm, device, port, freeName(), ifindex.incrementAndGet(),
+                sizes);
         netdevs.add(d);
         return d;
     }

@@ -3,10 +3,12 @@ package org.jrdma.ulp.ipoib.impl;
 import java.util.List;
 import java.util.Optional;
 
+import org.jrdma.ib.cm.ib.IbCm;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.mad.sa.SaClient;
 import org.jrdma.ulp.ipoib.IpoibInterface;
 import org.jrdma.ulp.ipoib.IpoibInterfaces;
+import org.jrdma.ulp.ipoib.IpoibMode;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -15,7 +17,9 @@ import org.osgi.service.metatype.annotations.Designate;
 
 /**
  * The ipoib module: registers {@link IpoibClient} with ib-core while the SA client is there, and publishes the
- * interfaces. Configuration {@value #PID} (optional): the ring sizes, as ib_ipoib's module parameters. Stopping the bundle removes every interface (ib-core calls {@code remove} per device).
+ * interfaces. Configuration {@value #PID} (optional): the ring sizes, as ib_ipoib's module parameters, and connected
+ * mode's settings (the mode new interfaces start in, the idle timeout, the datagram fallback). Stopping the bundle
+ * removes every interface (ib-core calls {@code remove} per device).
  */
 @Component(service = IpoibInterfaces.class, configurationPid = IpoibComponent.PID)
 @Designate(ocd = IpoibConfig.class)
@@ -26,12 +30,19 @@ public class IpoibComponent implements IpoibInterfaces {
     IbCore core;
     @Reference
     SaClient sa;
+    @Reference
+    IbCm ibCm;
 
     private IpoibClient client;
 
     @Activate
     void activate(IpoibConfig config) {
-        client = new IpoibClient(sa, config.sendQueueSize(), config.recvQueueSize());
+        IpoibMode mode = IpoibMode.of(config.mode());
+        if (mode == null) {
+            throw new IllegalArgumentException("mode \"" + config.mode() + "\": datagram or connected");
+        }
+        CmOptions cm = new CmOptions(mode, config.cmRxTimeout() * 1000L, config.cmFallback() * 1000L);
+        client = new IpoibClient(sa, ibCm, cm, config.sendQueueSize(), config.recvQueueSize());
         core.registerClient(client);
     }
 

@@ -1,19 +1,13 @@
 package org.jrdma.ulp.ipoib.impl;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.jrdma.ib.core.AddressHandle;
+import org.jrdma.ib.cm.ib.IbCm;
 import org.jrdma.ib.core.EventType;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.IbClient;
@@ -25,6 +19,7 @@ import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.mad.sa.MCMemberRecord;
 import org.jrdma.ib.mad.sa.PathRecord;
 import org.jrdma.ib.mad.sa.SaClient;
+import org.jrdma.ulp.ipoib.CmConnection;
 import org.jrdma.ulp.ipoib.IfAddress;
 import org.jrdma.ulp.ipoib.IpoibInterface;
 import org.jrdma.ulp.ipoib.IpoibMode;
@@ -35,7 +30,8 @@ import org.jrdma.ulp.ipoib.OperState;
 import org.jrdma.ulp.ipoib.impl.Counters.Drop;
 
 /**
- * One IPoIB interface in datagram mode (Linux's {@code ipoib_dev_priv} with {@code ipoib_main.c}'s transmit side).
+ * One IPoIB interface (Linux's {@code ipoib_dev_priv}; its transmit side is {@link TxPath}), in datagram mode
+ * or, with {@link IpoibCm}, in connected mode.
  * Everything that changes its state runs on its own thread ("ipoib-ibN", its workqueue and NAPI in one): sends
  * queued by {@link #send}, CQ polling woken by the completion handler, SA answers, timers. The link comes up once
  * the broadcast group is joined; {@link #close} drops and counts what waits and frees every verbs resource.
@@ -53,29 +49,38 @@ public final class IpoibNetdev implements IpoibInterface {
     private final int pkey;
     private final Gid gid;
     private final SaClient sa;
-    private final ScheduledExecutorService exec;
+    private final IbCm ibCm;
+    private final CmOptions cmOptions;
+    private final IfThread exec;
+    private final LinkMtu link = new LinkMtu();
     private final Counters counters = new Counters();
     private final AtomicBoolean pollQueued = new AtomicBoolean();
-    private final List<IfAddress> addresses = new CopyOnWriteArrayList<>();
+    private final IfAddresses addresses = new IfAddresses();
     private final Paths paths = new Paths(this);
     private final Neighbours neighbours = new Neighbours(this);
     private final McastGroups mcast;
     private final RxPath rx = new RxPath(this);
+    private final TxPath tx = new TxPath(this);
     private final HwAddr broadcast;
     private AutoCloseable events;
     private UdQp ud;
     private volatile HwAddr hwAddr;
-    private volatile int mtu = ENCAP_MTU_MAX;
+    /** Connected mode's state; null in datagram mode. */
+    private volatile IpoibCm cm;
     private volatile int qkey;
     private volatile OperState state = OperState.DOWN;
+    /** IFF_UP: changed only on the interface's thread. */
+    private volatile boolean adminUp = true;
     private volatile boolean closing;
     private volatile IpoibReceiver receiver;
     /** The broadcast join has been started (on the interface's thread only). */
     private boolean started;
 
-    IpoibNetdev(IbClient client, SaClient sa, IbDevice device, int port, String name, int ifindex,
-            QueueSizes sizes) {
+    IpoibNetdev(IbClient client, SaClient sa, IbCm ibCm, CmOptions cmOptions, IbDevice device, int port,
+            String name, int ifindex, QueueSizes sizes) {
         this.client = client;
+        this.ibCm = ibCm;
+        this.cmOptions = cmOptions;
         this.sizes = sizes;
         this.sa = sa;
         this.device = device;
@@ -87,14 +92,7 @@ public final class IpoibNetdev implements IpoibInterface {
         this.broadcast = HwAddr.broadcast(pkey);
         this.mcast = new McastGroups(this, broadcast.gid());
         this.hwAddr = new HwAddr(0, 0, gid);
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "ipoib-" + name);
-            t.setDaemon(true);
-            return t;
-        });
-        e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // ARP and join timers end with the interface
-        e.setRemoveOnCancelPolicy(true);
-        this.exec = e;
+        this.exec = new IfThread(name, () -> closing);
     }
 
     /**
@@ -112,6 +110,9 @@ public final class IpoibNetdev implements IpoibInterface {
             ud.postRecvAll();
             hwAddr = new HwAddr(0, ud.qpn(), gid);
             wake(); // the first poll arms the CQ
+            if (cmOptions.mode() == IpoibMode.CONNECTED && ibCm != null) {
+                applyMode(IpoibMode.CONNECTED);
+            }
             startIfActive();
         });
     }
@@ -124,7 +125,7 @@ public final class IpoibNetdev implements IpoibInterface {
     }
 
     private void startIfActive() {
-        if (!started && device.queryPort(port).state() == PortState.ACTIVE) {
+        if (adminUp && !started && device.queryPort(port).state() == PortState.ACTIVE) {
             started = true;
             mcast.joinBroadcast();
         }
@@ -134,18 +135,21 @@ public final class IpoibNetdev implements IpoibInterface {
     void broadcastJoined(MCMemberRecord rec) {
         qkey = rec.qkey;
         ud.qp.modify(new QpAttr().state(QpState.RTS).qkey(qkey));
-        mtu = Math.min(Mtu.ofCode(rec.mtu).bytes(), device.queryPort(port).activeMtu().bytes()) - Encap.LEN;
+        link.groupMtu(Math.min(Mtu.ofCode(rec.mtu).bytes(), device.queryPort(port).activeMtu().bytes()) - Encap.LEN);
     }
 
     void carrierOn() {
         state = OperState.UP;
         LOG.log(System.Logger.Level.INFO, name + ": link up, qpn 0x" + Integer.toHexString(ud.qpn()) + ", qkey 0x"
-                + Integer.toHexString(qkey) + ", mtu " + mtu);
+                + Integer.toHexString(qkey) + ", mtu " + link.mtu());
     }
 
     void carrierOff() {
         state = OperState.DOWN;
         paths.flush(Drop.TX_CARRIER);
+        if (cm != null) {
+            cm.flushActive(Drop.TX_CARRIER);
+        }
     }
 
     private void wake() {
@@ -165,99 +169,35 @@ public final class IpoibNetdev implements IpoibInterface {
     public void send(ByteBuffer ipPacket) {
         byte[] p = new byte[ipPacket.remaining()];
         ipPacket.get(p);
-        try {
-            // not through guarded(): a packet queued just before the teardown is counted, not lost silently
-            exec.execute(() -> {
-                if (closing) {
-                    counters.drop(Drop.TX_REMOVED);
-                } else {
-                    guarded(() -> xmit(p));
-                }
-            });
-        } catch (RejectedExecutionException e) {
+        // not through run(): a packet queued just before the teardown is counted, not lost silently
+        if (!exec.execute(() -> {
+            if (closing) {
+                counters.drop(Drop.TX_REMOVED);
+            } else {
+                exec.guarded(() -> tx.xmit(p)); // in this task: queued again it could be lost to the teardown
+            }
+        })) {
             counters.drop(Drop.TX_REMOVED);
         }
     }
 
-    /** {@code ipoib_start_xmit} for one IPv4 packet, on the interface's thread. */
-    void xmit(byte[] p) {
-        if (p.length > mtu) {
-            counters.drop(Drop.TX_OVERSIZE);
-        } else if (p.length < 20 || (p[0] & 0xf0) != 0x40) {
-            counters.drop(Drop.TX_NOT_IP);
-        } else if (state != OperState.UP) {
-            counters.drop(Drop.TX_CARRIER);
-        } else {
-            route(Ipv4.destination(p), p);
-        }
-    }
-
-    /** Broadcast, multicast, on-link neighbour; anything else has no route (no gateways here). */
-    private void route(Inet4Address dst, byte[] p) {
-        if (dst.isMulticastAddress()) {
-            mcast.send(IpoibMgid.ipv4(dst, pkey), Encap.IPV4, p);
-        } else if (isBroadcast(dst)) {
-            mcast.send(broadcast.gid(), Encap.IPV4, p);
-        } else if (addresses.stream().anyMatch(a -> a.onLink(dst))) {
-            neighbours.send(dst, p);
-        } else {
-            counters.drop(Drop.TX_NO_ROUTE);
-        }
-    }
-
-    private boolean isBroadcast(Inet4Address dst) {
-        byte[] b = dst.getAddress();
-        boolean limited = (b[0] & b[1] & b[2] & b[3]) == (byte) 0xff;
-        return limited || addresses.stream().anyMatch(a -> a.isSubnetBroadcast(dst));
-    }
-
-    /** Posts one frame ({@code ipoib_send}); counted as sent once posted. */
-    void post(AddressHandle ah, int dqpn, int ethertype, byte[] payload) {
-        if (ud == null || !ud.canSend()) {
-            counters.drop(ud == null ? Drop.TX_CARRIER : Drop.TX_RING_FULL);
-            return;
-        }
-        try {
-            ud.send(ah, dqpn, qkey, ethertype, payload);
-            counters.sent(Encap.LEN + payload.length);
-        } catch (RuntimeException e) {
-            counters.txErrors.increment();
-        }
-    }
-
     boolean isLocal(InetAddress ip) {
-        return addresses.stream().anyMatch(a -> a.address().equals(ip));
+        return addresses.isLocal(ip);
     }
 
     // ---- the interface's thread ----
 
     /** Runs {@code task} on the interface's thread; false once it is gone. */
     boolean run(Runnable task) {
-        try {
-            exec.execute(() -> guarded(task));
-            return true;
-        } catch (RejectedExecutionException e) {
-            return false;
-        }
+        return exec.run(task);
     }
 
     Future<?> schedule(Runnable task, long ms) {
-        try {
-            return exec.schedule(() -> guarded(task), ms, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            return CompletableFuture.completedFuture(null);
-        }
+        return exec.schedule(task, ms);
     }
 
-    private void guarded(Runnable task) {
-        if (closing) {
-            return;
-        }
-        try {
-            task.run();
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, name + ": " + e, e);
-        }
+    Future<?> scheduleAtFixedRate(Runnable task, long periodMs) {
+        return exec.scheduleAtFixedRate(task, periodMs);
     }
 
     /**
@@ -265,24 +205,16 @@ public final class IpoibNetdev implements IpoibInterface {
      * groups left, QP, CQ, AHs, MRs and PD freed, the thread ended. Runs on the caller (ib-core's remove).
      */
     void close() {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        if (!run(() -> {
-            teardown();
-            done.complete(null);
-        })) {
-            return;
-        }
         try {
-            done.get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
+            exec.call(() -> {
+                if (!closing) {
+                    teardown();
+                }
+            });
+        } catch (IllegalStateException e) {
             LOG.log(System.Logger.Level.WARNING, name + ": teardown did not finish: " + e);
         }
         exec.shutdown(); // sends queued meanwhile still run, and are counted as tx_removed
-        try {
-            exec.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private void teardown() {
@@ -296,6 +228,7 @@ public final class IpoibNetdev implements IpoibInterface {
             }
         }
         neighbours.flush(Drop.TX_REMOVED);
+        stopCm(Drop.TX_REMOVED);
         mcast.close(Drop.TX_REMOVED);
         paths.flush(Drop.TX_REMOVED);
         if (ud != null) {
@@ -308,6 +241,34 @@ public final class IpoibNetdev implements IpoibInterface {
 
     Counters counters() {
         return counters;
+    }
+
+    IbClient client() {
+        return client;
+    }
+
+    RxPath rxPath() {
+        return rx;
+    }
+
+    TxPath txPath() {
+        return tx;
+    }
+
+    IfAddresses ifAddresses() {
+        return addresses;
+    }
+
+    LinkMtu linkMtu() {
+        return link;
+    }
+
+    IpoibCm cm() {
+        return cm;
+    }
+
+    int qkey() {
+        return qkey;
     }
 
     Paths paths() {
@@ -403,12 +364,86 @@ public final class IpoibNetdev implements IpoibInterface {
 
     @Override
     public int mtu() {
-        return mtu;
+        return link.mtu();
     }
 
     @Override
     public IpoibMode mode() {
-        return IpoibMode.DATAGRAM;
+        return link.mode();
+    }
+
+    @Override
+    public void setMode(IpoibMode mode) {
+        if (mode == IpoibMode.CONNECTED && ibCm == null) {
+            throw new UnsupportedOperationException("RTNETLINK answers: Operation not supported");
+        }
+        exec.call(() -> applyMode(mode));
+    }
+
+    /**
+     * {@code ipoib_set_mode} on the interface's thread. Connected: the CM side started (listener, SRQ), the RC flag
+     * in the hardware address, MTU 65520. Datagram: every connection closed and the CM side freed, the flag
+     * cleared, the MTU clamped.
+     */
+    private void applyMode(IpoibMode mode) {
+        if (closing || mode == link.mode()) {
+            return;
+        }
+        if (mode == IpoibMode.CONNECTED) {
+            if (adminUp) {
+                cm = new IpoibCm(this, ibCm, cmOptions, sizes);
+            }
+            hwAddr = new HwAddr(HwAddr.FLAGS_RC, ud.qpn(), gid);
+        } else {
+            hwAddr = new HwAddr(0, ud.qpn(), gid);
+            stopCm(Drop.TX_CM_FLUSH);
+        }
+        link.setMode(mode);
+        LOG.log(System.Logger.Level.INFO, name + ": mode " + mode.sysfs() + ", mtu " + link.mtu());
+    }
+
+    private void stopCm(Drop why) {
+        if (cm != null) {
+            cm.stop(why);
+            cm = null;
+        }
+    }
+
+    @Override
+    public boolean isUp() {
+        return adminUp;
+    }
+
+    @Override
+    public void setUp(boolean up) {
+        exec.call(() -> {
+            if (closing || up == adminUp) {
+                return;
+            }
+            adminUp = up;
+            if (up) { // ipoib_open: the CM side in connected mode, then the joins
+                if (link.mode() == IpoibMode.CONNECTED) {
+                    cm = new IpoibCm(this, ibCm, cmOptions, sizes);
+                }
+                startIfActive();
+            } else { // ipoib_stop: connections, memberships, carrier, paths
+                stopCm(Drop.TX_CARRIER);
+                mcast.stop(Drop.TX_CARRIER);
+                carrierOff();
+                started = false;
+            }
+        });
+    }
+
+    @Override
+    public void setMtu(int mtu) {
+        exec.call(() -> link.set(mtu));
+    }
+
+    @Override
+    public List<CmConnection> connections() {
+        IpoibCm c = cm;
+        return c == null ? List.of() : c.connections();
     }
 
     @Override
@@ -423,24 +458,17 @@ public final class IpoibNetdev implements IpoibInterface {
 
     @Override
     public List<IfAddress> addresses() {
-        return List.copyOf(addresses);
+        return addresses.list();
     }
 
     @Override
     public void addAddress(InetAddress address, int prefix) {
-        if (!(address instanceof Inet4Address)) {
-            throw new IllegalArgumentException("only IPv4 addresses so far: " + address.getHostAddress());
-        }
-        IfAddress a = new IfAddress(address, prefix);
-        if (addresses.contains(a)) {
-            throw new IllegalStateException("RTNETLINK answers: File exists");
-        }
-        addresses.add(a);
+        addresses.add(address, prefix);
     }
 
     @Override
     public boolean removeAddress(InetAddress address, int prefix) {
-        return addresses.remove(new IfAddress(address, prefix));
+        return addresses.remove(address, prefix);
     }
 
     @Override
@@ -456,30 +484,15 @@ public final class IpoibNetdev implements IpoibInterface {
     @Override
     public CompletableFuture<Void> joinGroup(InetAddress group) {
         Gid mgid = IpoibMgid.ipv4(group, pkey);
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        if (!run(() -> mcast.joinGroup(mgid, group).whenComplete((v, e) -> complete(f, e)))) {
-            f.completeExceptionally(new IllegalStateException(name + " is gone"));
-        }
-        return f;
+        return exec.submit(() -> mcast.joinGroup(mgid, group));
     }
 
     @Override
     public CompletableFuture<Void> leaveGroup(InetAddress group) {
         Gid mgid = IpoibMgid.ipv4(group, pkey);
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        if (!run(() -> complete(f, mcast.leaveGroup(mgid) ? null
-                : new IllegalStateException(group.getHostAddress() + " is not joined on " + name)))) {
-            f.completeExceptionally(new IllegalStateException(name + " is gone"));
-        }
-        return f;
-    }
-
-    private static void complete(CompletableFuture<Void> f, Throwable e) {
-        if (e == null) {
-            f.complete(null);
-        } else {
-            f.completeExceptionally(e);
-        }
+        return exec.submit(() -> mcast.leaveGroup(mgid) ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.failedFuture(
+                        new IllegalStateException(group.getHostAddress() + " is not joined on " + name)));
     }
 
     @Override

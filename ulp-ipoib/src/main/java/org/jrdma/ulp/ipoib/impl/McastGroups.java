@@ -143,7 +143,7 @@ final class McastGroups {
         g.joined.complete(null);
         byte[] p;
         while ((p = g.queue.poll()) != null) {
-            dev.post(g.ah, HwAddr.MULTICAST_QPN, Encap.IPV4, p);
+            dev.txPath().post(g.ah, HwAddr.MULTICAST_QPN, Encap.IPV4, p);
         }
         if (g == broadcast) {
             dev.carrierOn();
@@ -167,7 +167,7 @@ final class McastGroups {
     void send(Gid mgid, int ethertype, byte[] payload) {
         Group g = mgid.equals(broadcast.mgid) ? broadcast : groups.get(mgid);
         if (g != null && g.ah != null) {
-            dev.post(g.ah, HwAddr.MULTICAST_QPN, ethertype, payload);
+            dev.txPath().post(g.ah, HwAddr.MULTICAST_QPN, ethertype, payload);
             return;
         }
         if (g == null) {
@@ -248,8 +248,25 @@ final class McastGroups {
         return out;
     }
 
+    /**
+     * {@code ipoib_mcast_stop_thread} + {@code ipoib_mcast_dev_flush} for {@code ip link set down}: every membership
+     * left, send-only groups forgotten, full-member groups kept to be joined again once the broadcast group is.
+     */
+    void stop(Drop why) {
+        leaveAll(why);
+        groups.values().removeIf(g -> g.sendOnly);
+    }
+
     /** Leaves every group, queued packets dropped as {@code why} (interface going away). */
     void close(Drop why) {
+        leaveAll(why);
+        for (Group g : all()) {
+            g.joined.completeExceptionally(new IllegalStateException("interface removed"));
+        }
+        groups.clear();
+    }
+
+    private void leaveAll(Drop why) {
         for (Group g : all()) {
             dev.counters().drop(why, g.queue.size());
             g.queue.clear();
@@ -258,8 +275,6 @@ final class McastGroups {
                 g.join.close();
                 g.join = null;
             }
-            g.joined.completeExceptionally(new IllegalStateException("interface removed"));
         }
-        groups.clear();
     }
 }

@@ -51,7 +51,7 @@ final class Neighbours {
     void send(Inet4Address ip, byte[] packet) {
         Entry e = table.get(ip);
         if (e != null && e.state == Neighbour.State.REACHABLE) {
-            dev.paths().send(e.hw, Encap.IPV4, packet);
+            dev.txPath().unicast(e.hw, Encap.IPV4, packet);
             return;
         }
         if (e == null || e.state == Neighbour.State.FAILED) {
@@ -97,7 +97,7 @@ final class Neighbours {
     void reply(ArpPacket request) {
         ArpPacket reply = new ArpPacket(ArpPacket.REPLY, dev.hw(), request.targetIp(), request.senderHw(),
                 request.senderIp());
-        dev.paths().send(request.senderHw(), Encap.ARP, reply.encode());
+        dev.txPath().unicast(request.senderHw(), Encap.ARP, reply.encode());
     }
 
     /** An ARP packet arrived (RFC 826's merge: update a known sender; add it if the packet is for us). */
@@ -118,7 +118,7 @@ final class Neighbours {
         byte[] p;
         e.queuedBytes = 0;
         while ((p = e.queue.poll()) != null) {
-            dev.paths().send(e.hw, Encap.IPV4, p);
+            dev.txPath().unicast(e.hw, Encap.IPV4, p);
         }
     }
 

@@ -45,7 +45,7 @@ final class Paths {
     void send(HwAddr dst, int ethertype, byte[] payload) {
         Path p = paths.get(dst.gid());
         if (p != null && p.ah != null) {
-            dev.post(p.ah, dst.qpn(), ethertype, payload);
+            dev.txPath().post(p.ah, dst.qpn(), ethertype, payload);
             return;
         }
         if (p == null) {
@@ -78,7 +78,7 @@ final class Paths {
         p.ah = dev.ud().pd.createAh(new AhAttr().portNum(dev.port()).dlid(rec.dlid).sl(rec.sl));
         Pending q;
         while ((q = p.queue.poll()) != null) {
-            dev.post(p.ah, q.qpn, q.ethertype, q.payload);
+            dev.txPath().post(p.ah, q.qpn, q.ethertype, q.payload);
         }
     }
 

@@ -29,7 +29,7 @@ final class RxPath implements UdQp.Handler {
         try {
             if (wc.status() != WcStatus.SUCCESS) {
                 dev.counters().rxErrors.increment();
-            } else if (!ownLoopback(wc)) {
+            } else if (!ownLoopback(wc) && dev.isUp()) { // down: Linux's QP would not receive at all
                 frame(wc, rx, off);
             }
         } finally {
@@ -51,16 +51,21 @@ final class RxPath implements UdQp.Handler {
     }
 
     private void frame(WorkCompletion wc, ByteBuffer rx, int off) {
-        int len = wc.byteLen() - WcFlags.GRH_BYTES - Encap.LEN;
-        if (len < 0) {
+        boolean mcast = (wc.wcFlags() & WcFlags.GRH) != 0 && (rx.get(off + 24) & 0xff) == 0xff; // GRH DGID[0]
+        frame(rx, off + WcFlags.GRH_BYTES, wc.byteLen() - WcFlags.GRH_BYTES, mcast);
+    }
+
+    /** One IPoIB frame of {@code len} bytes at {@code off} (header first): UD after the GRH, RC as received. */
+    void frame(ByteBuffer rx, int off, int len, boolean mcast) {
+        int bodyLen = len - Encap.LEN;
+        if (bodyLen < 0) {
             dev.counters().drop(Drop.RX_SHORT);
             return;
         }
-        boolean mcast = (wc.wcFlags() & WcFlags.GRH) != 0 && (rx.get(off + 24) & 0xff) == 0xff; // GRH DGID[0]
         byte[] hdr = new byte[Encap.LEN];
-        rx.get(off + WcFlags.GRH_BYTES, hdr);
-        byte[] body = new byte[len];
-        rx.get(off + WcFlags.GRH_BYTES + Encap.LEN, body);
+        rx.get(off, hdr);
+        byte[] body = new byte[bodyLen];
+        rx.get(off + Encap.LEN, body);
         switch (Encap.ethertype(hdr, 0)) {
             case Encap.IPV4 -> ipv4(body, mcast);
             case Encap.ARP -> arp(body, mcast);
@@ -77,7 +82,7 @@ final class RxPath implements UdQp.Handler {
         }
         if (dev.receiver() == null && IcmpEcho.isRequest(body, total) && dev.isLocal(Ipv4.destination(body))) {
             dev.counters().received(Encap.LEN + body.length, mcast);
-            dev.xmit(IcmpEcho.reply(body, total));
+            dev.txPath().xmit(IcmpEcho.reply(body, total));
             return;
         }
         deliver(body, total, mcast);

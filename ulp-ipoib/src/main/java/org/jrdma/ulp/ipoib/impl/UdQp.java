@@ -1,7 +1,6 @@
 package org.jrdma.ulp.ipoib.impl;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AddressHandle;
@@ -20,12 +19,9 @@ import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.QpType;
 import org.jrdma.ib.core.QueuePair;
 import org.jrdma.ib.core.RecvWr;
-import org.jrdma.ib.core.SendFlags;
-import org.jrdma.ib.core.SendWr;
 import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.WcFlags;
 import org.jrdma.ib.core.WorkCompletion;
-import org.jrdma.ib.core.WrOpcode;
 
 /**
  * The verbs side of one interface (Linux's {@code ipoib_transport_dev_init} and the rings of {@code ipoib_ib.c}): a
@@ -36,17 +32,14 @@ import org.jrdma.ib.core.WrOpcode;
 final class UdQp {
     static final int IB_MTU = 2048;
     static final int RX_SLOT = WcFlags.GRH_BYTES + IB_MTU;
-    private static final long SEND_ID = 1L << 32;
 
     final ProtectionDomain pd;
     final CompletionQueue cq;
     final QueuePair qp;
     private final QueueSizes sizes;
     private final ByteBuffer rxBuf;
-    private final ByteBuffer txBuf;
     private final MemoryRegion rxMr;
-    private final MemoryRegion txMr;
-    private final ArrayDeque<Integer> freeTx = new ArrayDeque<>();
+    private final SendSlots tx;
     private final WorkCompletion[] wcs = new WorkCompletion[16];
 
     /** A completion, as the interface handles it. */
@@ -59,7 +52,6 @@ final class UdQp {
     UdQp(IbDevice dev, IbClient owner, int port, int qkey, QueueSizes sizes, CompletionHandler notify) {
         this.sizes = sizes;
         rxBuf = ByteBuffer.allocateDirect(sizes.recv() * RX_SLOT);
-        txBuf = ByteBuffer.allocateDirect(sizes.send() * IB_MTU);
         pd = dev.allocPd(owner);
         CompletionQueue c = null;
         QueuePair q = null;
@@ -72,7 +64,7 @@ final class UdQp {
             q.modify(new QpAttr().state(QpState.RTR));
             q.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
             r = pd.regMr(rxBuf, Access.LOCAL_WRITE);
-            txMr = pd.regMr(txBuf, 0);
+            tx = new SendSlots(pd, sizes.send(), IB_MTU);
         } catch (RuntimeException e) {
             destroy(q, r, null, c, pd);
             throw e;
@@ -80,9 +72,6 @@ final class UdQp {
         cq = c;
         qp = q;
         rxMr = r;
-        for (int i = 0; i < sizes.send(); i++) {
-            freeTx.add(i);
-        }
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
@@ -105,60 +94,59 @@ final class UdQp {
 
     /** Whether a send slot is free (the ring is what Linux's netif queue stop is for). */
     boolean canSend() {
-        return !freeTx.isEmpty();
+        return tx.canSend();
     }
 
     /** Posts the IPoIB header and {@code payload} as one UD SEND; false if the ring is full. */
     boolean send(AddressHandle ah, int qpn, int qkey, int ethertype, byte[] payload) {
-        Integer slot = freeTx.poll();
-        if (slot == null) {
-            return false;
-        }
-        int off = slot * IB_MTU;
-        byte[] hdr = new byte[Encap.LEN];
-        Encap.write(hdr, 0, ethertype);
-        txBuf.put(off, hdr).put(off + Encap.LEN, payload);
-        try {
-            qp.postSend(new SendWr().wrId(SEND_ID | slot).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-                    .sgList(new Sge(txMr.iova() + off, Encap.LEN + payload.length, txMr.lkey())).ud(ah, qpn, qkey));
-            return true;
-        } catch (RuntimeException e) {
-            freeTx.add(slot);
-            throw e;
-        }
+        return tx.post(qp, ethertype, payload, wr -> wr.ud(ah, qpn, qkey));
     }
 
     /** Polls until the CQ is empty and re-armed (NAPI's poll loop); each completion goes to {@code h}. */
     void poll(Handler h) {
+        drain(cq, wcs, wc -> dispatch(wc, h));
+    }
+
+    /** Polls {@code cq} until it is empty and re-armed, each completion to {@code each}. */
+    static void drain(CompletionQueue cq, WorkCompletion[] wcs, java.util.function.Consumer<WorkCompletion> each) {
         do {
             int n;
             while ((n = cq.poll(wcs)) > 0) {
                 for (int i = 0; i < n; i++) {
-                    dispatch(wcs[i], h);
+                    each.accept(wcs[i]);
                 }
             }
         } while (cq.reqNotify(CqNotify.NEXT_COMP, true));
     }
 
     private void dispatch(WorkCompletion wc, Handler h) {
-        if ((wc.wrId() & SEND_ID) != 0) {
-            freeTx.add((int) wc.wrId());
+        dispatch(wc, h, tx, rxBuf, RX_SLOT);
+    }
+
+    /** A send completion frees its slot and goes to {@code sent}; a receive names its slot of {@code rx}. */
+    static void dispatch(WorkCompletion wc, Handler h, SendSlots tx, ByteBuffer rx, int rxSlotSize) {
+        if (tx.completed(wc)) {
             h.sent(wc);
         } else {
             int slot = (int) wc.wrId();
-            h.received(slot, wc, rxBuf, slot * RX_SLOT);
+            h.received(slot, wc, rx, slot * rxSlotSize);
         }
     }
 
     /** QP to ERR and gone (outstanding receives flush), then CQ, MRs, PD. */
     void destroy() {
-        destroy(qp, rxMr, txMr, cq, pd);
+        destroy(qp, rxMr, tx.mr(), cq, pd);
     }
 
     private static void destroy(QueuePair q, MemoryRegion r, MemoryRegion t, CompletionQueue c, ProtectionDomain p) {
         if (q != null) {
             q.destroy();
         }
+        release(r, t, c, p::dealloc);
+    }
+
+    /** Deregisters the MRs, destroys the CQ, then runs {@code last}; nulls are skipped. */
+    static void release(MemoryRegion r, MemoryRegion t, CompletionQueue c, Runnable last) {
         if (r != null) {
             r.dereg();
         }
@@ -168,6 +156,6 @@ final class UdQp {
         if (c != null) {
             c.destroy();
         }
-        p.dealloc();
+        last.run();
     }
 }

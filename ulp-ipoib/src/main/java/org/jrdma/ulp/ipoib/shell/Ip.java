@@ -14,6 +14,7 @@ import org.jrdma.ulp.ipoib.IpoibInterfaces;
 
 /**
  * iproute2's {@code ip} for the IPoIB interfaces: {@code ip [-s[-s]] [-d] link [show [dev] NAME]},
+ * {@code ip link set [dev] NAME [up|down] [mtu N] [type ipoib mode datagram|connected]},
  * {@code ip addr [show [dev NAME]]}, {@code ip addr add|del A/PLEN dev NAME}, {@code ip neigh [show [dev NAME]]}.
  * Objects and commands match by prefix as iproute2's {@code matches()}; its messages and exit statuses
  * (1 for a bad device or argument, 2 for what the kernel refuses, 255 for an unknown object).
@@ -71,6 +72,9 @@ final class Ip {
 
     private int link(List<String> rest) {
         Optional<String> dev;
+        if (!rest.isEmpty() && matches(rest.get(0), "set")) {
+            return new IpLinkSet(interfaces, err).main(rest.subList(1, rest.size()));
+        }
         if (rest.isEmpty() || matches(rest.get(0), "show") || matches(rest.get(0), "list")) {
             List<String> a = rest.isEmpty() ? rest : rest.subList(1, rest.size());
             dev = a.isEmpty() ? Optional.empty() : Optional.of(a.get(a.get(0).equals("dev") && a.size() > 1 ? 1 : 0));

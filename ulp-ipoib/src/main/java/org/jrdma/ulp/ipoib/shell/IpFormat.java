@@ -24,7 +24,8 @@ final class IpFormat {
     /** {@code 1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP mode DEFAULT group default qlen 256}. */
     static String header(IpoibInterface i, boolean linkMode) {
         boolean carrier = i.state() == OperState.UP;
-        String flags = carrier ? "BROADCAST,MULTICAST,UP,LOWER_UP" : "NO-CARRIER,BROADCAST,MULTICAST,UP";
+        String flags = !i.isUp() ? "BROADCAST,MULTICAST"
+                : carrier ? "BROADCAST,MULTICAST,UP,LOWER_UP" : "NO-CARRIER,BROADCAST,MULTICAST,UP";
         return i.ifindex() + ": " + i.name() + ": <" + flags + "> mtu " + i.mtu() + " qdisc mq state "
                 + (carrier ? "UP" : "DOWN") + (linkMode ? " mode DEFAULT" : "") + " group default qlen " + i.txQueueLen();
     }
@@ -53,6 +54,10 @@ final class IpFormat {
         b.append("    TX:  bytes packets errors dropped carrier collsns           \n");
         b.append(String.format("    %10d %7d %6d %7d %7d %7d %n", s.txBytes(), s.txPackets(), s.txErrors(),
                 s.txDropped(), 0, 0));
+        if (level > 1 && (s.rcRxPackets() > 0 || s.rcTxPackets() > 0)) {
+            b.append(String.format("    connected: RX %d bytes %d packets TX %d bytes %d packets%n", s.rcRxBytes(),
+                    s.rcRxPackets(), s.rcTxBytes(), s.rcTxPackets()));
+        }
         if (level > 1 && !s.drops().isEmpty()) {
             b.append("    drops:");
             for (Map.Entry<String, Long> e : s.drops().entrySet()) {

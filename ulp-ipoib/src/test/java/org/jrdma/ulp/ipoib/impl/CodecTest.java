@@ -129,4 +129,16 @@ class CodecTest {
         p[0] = 0x65;
         assertEquals(-1, Ipv4.totalLength(p, 0, 28), "not version 4");
     }
+
+    /** RFC 4755's REQ/REP private data ({@code struct ipoib_cm_data}): UD QPN and receive MTU, big-endian. */
+    @Test
+    void cmPrivateDataIsQpnAndMtuBigEndian() {
+        byte[] b = new CmData(0x000123, CmRings.CM_BUF_SIZE).encode();
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {0, 0, 1, 0x23, 0, 0, (byte) 0xff, (byte) 0xf4},
+                b); // 65524 = IPOIB_CM_BUF_SIZE
+        byte[] padded = java.util.Arrays.copyOf(b, 92); // a REP's private data comes zero-padded
+        org.junit.jupiter.api.Assertions.assertEquals(new CmData(0x123, 65524), CmData.decode(padded));
+        org.junit.jupiter.api.Assertions.assertNull(CmData.decode(new byte[7]));
+        org.junit.jupiter.api.Assertions.assertEquals(0x1000000000000123L, IpoibCm.IETF_ID | 0x123);
+    }
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import org.jrdma.ib.cm.impl.IbCmService;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.ResourceInfo;
 import org.jrdma.ib.mad.ManagedIbFabric;
@@ -27,12 +28,22 @@ final class IpoibFixture implements AutoCloseable {
 
     final ManagedIbFabric ib;
     final IpoibClient client;
+    /** The IB CM of connected mode, or null. */
+    final IbCmService ibCm;
     private final Map<String, BlockingQueue<byte[]>> received = new ConcurrentHashMap<>();
     private boolean registered;
 
     IpoibFixture(ManagedIbFabric ib) {
         this.ib = ib;
+        this.ibCm = null;
         this.client = new IpoibClient(ib.sa());
+    }
+
+    /** With an IB CM on the fabric's core, so interfaces can go connected. */
+    IpoibFixture(ManagedIbFabric ib, CmOptions cm) {
+        this.ib = ib;
+        this.ibCm = new IbCmService(ib.core(), ib.mad());
+        this.client = new IpoibClient(ib.sa(), ibCm, cm, 128, 256);
     }
 
     IpoibFixture register() {
@@ -105,5 +116,8 @@ final class IpoibFixture implements AutoCloseable {
     @Override
     public void close() {
         unregister();
+        if (ibCm != null) {
+            ibCm.close();
+        }
     }
 }

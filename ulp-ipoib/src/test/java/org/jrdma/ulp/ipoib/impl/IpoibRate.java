@@ -14,7 +14,8 @@ import org.jrdma.ulp.ipoib.IpoibInterface;
 /**
  * A manual measurement, not a test (timings stay out of unit tests): ib0 to ib1 on the managed loopback, one-way
  * UDP throughput with a window of 64 packets in flight, and echo round trips one at a time. Run with the test
- * classpath: {@code java -cp ... org.jrdma.ulp.ipoib.impl.IpoibRate [seconds]}.
+ * classpath: {@code java -cp ... org.jrdma.ulp.ipoib.impl.IpoibRate [seconds] [connected]}; with {@code connected}
+ * both interfaces are in connected mode and the one-way packets are full 65520-byte ones over RC.
  */
 public final class IpoibRate {
     private IpoibRate() {
@@ -22,7 +23,9 @@ public final class IpoibRate {
 
     public static void main(String[] args) throws Exception {
         long seconds = args.length > 0 ? Long.parseLong(args[0]) : 3;
-        try (ManagedIbFabric ib = new ManagedIbFabric(); IpoibFixture f = new IpoibFixture(ib)) {
+        boolean connected = args.length > 1 && args[1].equals("connected");
+        try (ManagedIbFabric ib = new ManagedIbFabric();
+                IpoibFixture f = connected ? new IpoibFixture(ib, CmOptions.DEFAULT) : new IpoibFixture(ib)) {
             IbDevice a = ib.add(1);
             ib.add(1);
             ib.sweptBy(a, 0);
@@ -31,6 +34,10 @@ public final class IpoibRate {
             IpoibInterface ib1 = f.up("ib1");
             ib0.addAddress(ip("10.0.0.1"), 24);
             ib1.addAddress(ip("10.0.0.2"), 24);
+            if (connected) {
+                ib0.setMode(org.jrdma.ulp.ipoib.IpoibMode.CONNECTED);
+                ib1.setMode(org.jrdma.ulp.ipoib.IpoibMode.CONNECTED);
+            }
             throughput(ib0, ib1, seconds);
             roundTrips(ib0, ib1, seconds);
             System.out.println("ib0 " + ib0.stats());
@@ -40,7 +47,7 @@ public final class IpoibRate {
     static void throughput(IpoibInterface ib0, IpoibInterface ib1, long seconds) throws InterruptedException {
         Semaphore window = new Semaphore(64);
         ib1.setReceiver((i, p) -> window.release());
-        byte[] pkt = Packets.udp("10.0.0.1", "10.0.0.2", 9, 9, new byte[2044 - 28]);
+        byte[] pkt = Packets.udp("10.0.0.1", "10.0.0.2", 9, 9, new byte[ib0.mtu() - 28]);
         ib0.send(ByteBuffer.wrap(pkt)); // resolve first
         window.acquire(65);
         window.release(64);

@@ -27,11 +27,17 @@ abstract class TwoInterfaces {
         a = ib.add(1);
         b = ib.add(1);
         ib.sweptBy(a, 0);
-        f = new IpoibFixture(ib).register();
+        CmOptions cm = cmOptions();
+        f = (cm == null ? new IpoibFixture(ib) : new IpoibFixture(ib, cm)).register();
         ib0 = f.up("ib0");
         ib1 = f.up("ib1");
         ib0.addAddress(ip("10.0.0.1"), 24);
         ib1.addAddress(ip("10.0.0.2"), 24);
+    }
+
+    /** Connected mode's settings, with an IB CM on the fabric; null: no IB CM (datagram only). */
+    CmOptions cmOptions() {
+        return null;
     }
 
     @AfterEach

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
+import org.jrdma.ib.cm.ib.IbCm;
 import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ulp.ipoib.OperState;
 import org.jrdma.ulp.ipoib.impl.IpoibClient;
@@ -26,10 +27,15 @@ record ToolRun(int status, String out, String err) {
 
     /** Two single-port devices, the SM on the first, the ipoib client registered; returns once ib0 and ib1 are up. */
     static IpoibClient twoInterfacesUp(ManagedIbFabric ib) throws InterruptedException {
+        return twoInterfacesUp(ib, null);
+    }
+
+    /** With an IB CM for connected mode (null: datagram only). */
+    static IpoibClient twoInterfacesUp(ManagedIbFabric ib, IbCm ibCm) throws InterruptedException {
         ib.add(1);
         ib.add(1);
         ib.sweptBy(ib.device(0), 0);
-        IpoibClient client = new IpoibClient(ib.sa());
+        IpoibClient client = ibCm == null ? new IpoibClient(ib.sa()) : new IpoibClient(ib.sa(), ibCm);
         ib.core().registerClient(client);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (client.list().size() < 2 || client.list().stream().anyMatch(i -> i.state() != OperState.UP)) {
