@@ -56,8 +56,7 @@ final class HelloServer implements AutoCloseable {
                 return accept(id);
             case DISCONNECTED:
             case DEVICE_REMOVAL:
-                if (id.context() instanceof HelloConn c) {
-                    conns.remove(c);
+                if (id.context() instanceof HelloConn c && conns.remove(c)) { // else close() has it
                     c.close();
                     return 1;
                 }
@@ -136,9 +135,10 @@ final class HelloServer implements AutoCloseable {
         closed = true;
         listener.close();
         for (HelloConn c : conns) {
-            conns.remove(c);
-            c.close();
-            c.id.close();
+            if (conns.remove(c)) { // else a DISCONNECTED being handled has it
+                c.close();
+                c.id.close();
+            }
         }
     }
 }

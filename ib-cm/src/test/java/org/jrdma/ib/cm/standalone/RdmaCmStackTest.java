@@ -28,7 +28,10 @@ import org.junit.jupiter.api.Test;
 
 /** The exported stack as a ULP's test uses it: listen, connect, accept, both QPs in RTS, disconnect. */
 class RdmaCmStackTest {
-    static final IbClient ULP = new IbClient() {
+    /** The test's ULP: owns the PDs and CQs, and sees the device arrive before the CM is used. */
+    static final class Ulp implements IbClient {
+        final java.util.List<String> added = new java.util.concurrent.CopyOnWriteArrayList<>();
+
         @Override
         public String name() {
             return "test";
@@ -36,13 +39,16 @@ class RdmaCmStackTest {
 
         @Override
         public void add(IbDevice d) {
+            added.add(d.name());
         }
 
         @Override
         public void remove(IbDevice d, Object data) {
+            added.remove(d.name());
         }
-    };
+    }
 
+    final Ulp ulp = new Ulp();
     final BlockingQueue<RdmaCmEvent> server = new LinkedBlockingQueue<>();
     final BlockingQueue<RdmaCmEvent> client = new LinkedBlockingQueue<>();
 
@@ -50,7 +56,9 @@ class RdmaCmStackTest {
     void twoPortsOfALoopbackDeviceConnectThroughTheCm() throws Exception {
         IbCore core = IbCore.newInstance();
         try (LoopbackFabric f = LoopbackFabric.open(core); RdmaCmStack cm = RdmaCmStack.open(core)) {
+            core.registerClient(ulp);
             IbDevice lo0 = f.add("lo%d", 2);
+            assertEquals(java.util.List.of("lo0"), ulp.added);
             cm.startSm(lo0, 1);
             RdmaCmId listener = cm.createId((id, ev) -> {
                 server.add(ev);
@@ -89,9 +97,9 @@ class RdmaCmStackTest {
         }
     }
 
-    static QueuePair qp(RdmaCmId id) {
-        ProtectionDomain pd = id.device().allocPd(ULP);
-        return id.createQp(pd, new QpInitAttr().qpType(QpType.RC).cq(id.device().createCq(ULP, new CqInitAttr().cqe(4)))
+    QueuePair qp(RdmaCmId id) {
+        ProtectionDomain pd = id.device().allocPd(ulp);
+        return id.createQp(pd, new QpInitAttr().qpType(QpType.RC).cq(id.device().createCq(ulp, new CqInitAttr().cqe(4)))
                 .cap(new QpCap().maxSendWr(1).maxRecvWr(1).maxSendSge(1).maxRecvSge(1)));
     }
 
