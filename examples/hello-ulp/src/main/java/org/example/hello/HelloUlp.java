@@ -15,6 +15,7 @@ import org.jrdma.ib.core.VerbsException;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.Designate;
 
 /**
  * hello, a ULP: an {@link IbClient} that listens with the RDMA CM on every device it is given ({@code add})
@@ -23,21 +24,39 @@ import org.osgi.service.component.annotations.Reference;
  * it (the core calls {@code add} for each device, present and future); outside OSGi
  * {@code core.registerClient(new HelloUlp(cm))} does the same.
  */
-@Component(service = { IbClient.class, HelloUlp.class })
+@Component(service = { IbClient.class, HelloUlp.class }, configurationPid = HelloUlp.PID)
+@Designate(ocd = HelloConfig.class)
 public final class HelloUlp implements IbClient {
-    /** hello's port in the RDMA CM's TCP port space. */
+    /** The configuration PID ({@link HelloConfig}). */
+    public static final String PID = "org.example.hello";
+    /** hello's default port in the RDMA CM's TCP port space. */
     public static final int PORT = 7471;
     private static final System.Logger LOG = System.getLogger("org.example.hello");
 
     private final RdmaCm cm;
+    private final int port;
     private final Map<String, Listening> devices = new ConcurrentHashMap<>();
 
     private record Listening(IbDevice device, HelloServer server) {
     }
 
+    /** Outside OSGi: the default port. */
+    public HelloUlp(RdmaCm cm) {
+        this(cm, PORT);
+    }
+
+    /** In the container: DS passes the RDMA CM service and the configuration (or its defaults). */
     @Activate
-    public HelloUlp(@Reference RdmaCm cm) {
+    public HelloUlp(@Reference RdmaCm cm, HelloConfig config) {
+        this(cm, config.port());
+    }
+
+    private HelloUlp(RdmaCm cm, int port) {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("hello: port must be 1..65535, not " + port);
+        }
         this.cm = cm;
+        this.port = port;
     }
 
     @Override
@@ -63,16 +82,16 @@ public final class HelloUlp implements IbClient {
     }
 
     /**
-     * A listener on {@code addr}, port {@link #PORT} or the next free one: jrdma's RDMA CM gives a port one
+     * A listener on {@code addr}, the configured port or the next free one: jrdma's RDMA CM gives a port one
      * holder whatever the address (Linux's cma_check_port lets two specific addresses share it), so the
-     * second device's listener takes 7472, and so on. {@link #ping} asks the listener where it is.
+     * second device's listener takes the next one, and so on. {@link #ping} asks the listener where it is.
      */
     private HelloServer listen(InetAddress addr) {
-        for (int port = PORT; ; port++) {
+        for (int p = port; ; p++) {
             try {
-                return new HelloServer(cm, this, new InetSocketAddress(addr, port));
+                return new HelloServer(cm, this, new InetSocketAddress(addr, p));
             } catch (VerbsException e) {
-                if (e.errno() != org.jrdma.ib.core.Errno.EADDRINUSE || port == PORT + 63) {
+                if (e.errno() != org.jrdma.ib.core.Errno.EADDRINUSE || p == Math.min(port + 63, 65535)) {
                     throw e;
                 }
             }
@@ -103,6 +122,12 @@ public final class HelloUlp implements IbClient {
         }
         InetAddress src = address(l.device(), 1);
         return HelloPing.run(cm, this, new InetSocketAddress(src, 0), l.server().address(), size, timeoutMs).toString();
+    }
+
+    /** Where the device's listener is, or null. */
+    public InetSocketAddress listening(String deviceName) {
+        Listening l = devices.get(deviceName);
+        return l == null ? null : l.server().address();
     }
 
     /** How many requests the device's listener answered, and how many it dropped as malformed. */

@@ -63,6 +63,8 @@ class HelloUlpTest {
         cm.mad().sweep(); // the SA learns the new port
         assertEquals("lo1", lo1.name());
         assertEquals(Set.of("lo0", "lo1"), hello.devices());
+        assertEquals(HelloUlp.PORT, hello.listening("lo0").getPort());
+        assertEquals(HelloUlp.PORT + 1, hello.listening("lo1").getPort()); // one holder per CM port: the next one
         String r = hello.ping("lo1", 100, 10_000);
         assertTrue(r.startsWith("hello: lo1:") && r.contains("SEND 100 bytes"), r);
     }
@@ -82,6 +84,23 @@ class HelloUlpTest {
     void badSizeIsRefusedBeforeAnythingIsAllocated() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> hello.ping("lo0", 4096, 2_000));
         assertEquals("hello: size must be 1..4095, not 4096", e.getMessage());
+    }
+
+    @Test
+    void aConfiguredPortOutOfRangeIsRefused() {
+        HelloConfig zero = new HelloConfig() {
+            @Override
+            public int port() {
+                return 0;
+            }
+
+            @Override
+            public Class<? extends java.lang.annotation.Annotation> annotationType() {
+                return HelloConfig.class;
+            }
+        };
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new HelloUlp(cm, zero));
+        assertEquals("hello: port must be 1..65535, not 0", e.getMessage());
     }
 
     @Test

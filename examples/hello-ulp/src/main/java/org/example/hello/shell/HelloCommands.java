@@ -27,13 +27,15 @@ public class HelloCommands {
         return hello.ping(device, size, 10_000);
     }
 
-    /** {@code hello:devices}: the devices hello listens on, with requests answered and dropped. */
+    /** {@code hello:devices}: the devices hello listens on, where, and the requests answered and dropped. */
     public String devices() {
         StringBuilder b = new StringBuilder();
         for (String d : new java.util.TreeSet<>(hello.devices())) {
             long[] c = hello.counters(d);
-            if (c != null) {
-                b.append(d).append(": answered ").append(c[0]).append(", dropped ").append(c[1]).append('\n');
+            java.net.InetSocketAddress at = hello.listening(d);
+            if (c != null && at != null) {
+                b.append(d).append(": ").append(at.getAddress().getHostAddress()).append(" port ").append(at.getPort())
+                        .append(", answered ").append(c[0]).append(", dropped ").append(c[1]).append('\n');
             }
         }
         return b.toString().stripTrailing();
