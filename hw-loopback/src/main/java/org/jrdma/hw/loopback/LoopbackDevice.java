@@ -307,7 +307,7 @@ public final class LoopbackDevice extends RvtDevice {
         try {
             return l.step(q);
         } catch (RuntimeException e) {
-            System.getLogger("org.jrdma.hw.loopback").log(System.Logger.Level.ERROR, "engine failed on " + q, e);
+            q.fatal(e);
             return RucLoopback.IDLE;
         }
     }

@@ -390,7 +390,8 @@ public final class RxeDevice extends RvtDevice {
                 progress = false;
             }
         } catch (RuntimeException e) {
-            System.getLogger("org.jrdma.hw.rxe").log(System.Logger.Level.ERROR, "engine failed on " + qp, e);
+            qp.fatal(e);
+            qp.releaseQueued();
             progress = false;
         }
         return progress;

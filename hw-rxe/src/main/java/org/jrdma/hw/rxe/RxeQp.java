@@ -33,6 +33,27 @@ public final class RxeQp extends RvtQp {
     QpState seenState = QpState.RESET;
     int srcPort;
     /** RC/UC: the peer's address (from the AV's DGID) and ours (its SGID index), set at RTR. */
+    /** The addresses a connected QP's packets must come from and go to (check_addr), with the AV they came from. */
+    record PeerAddr(org.jrdma.ib.core.AhAttr av, InetAddress peer, InetAddress self) {
+    }
+
+    private volatile PeerAddr peerAddr;
+
+    /** check_addr's addresses for the current AV (recomputed when modify_qp set a new one); null without a GRH. */
+    PeerAddr peerAddr(RxeDevice rxe) {
+        org.jrdma.ib.core.AhAttr av = av();
+        PeerAddr a = peerAddr;
+        if (a != null && a.av() == av) {
+            return a;
+        }
+        if (av == null || av.grh() == null) {
+            return null;
+        }
+        a = new PeerAddr(av, av.grh().dgid().toInetAddress(), rxe.sourceAddress(av.grh().sgidIndex()));
+        peerAddr = a;
+        return a;
+    }
+
     java.net.InetAddress dstAddr;
     java.net.InetAddress srcAddr;
 

@@ -101,6 +101,9 @@ final class RxeRecv {
         if (!typeOk) {
             return false;
         }
+        if ((type == QpType.RC || type == QpType.UC) && !fromPeer(qp, src, dst)) {
+            return false; // check_addr
+        }
         QpState s = qp.state();
         if (p.has(RxeMask.REQ)) {
             if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
@@ -126,6 +129,15 @@ final class RxeRecv {
             return false;
         }
         return true;
+    }
+
+    /**
+     * {@code check_addr}: a connected QP takes packets only from its peer's address (the AV's DGID) to its own
+     * (the AV's SGID), else anyone on the network could ACK, NAK or write into its connection.
+     */
+    private boolean fromPeer(RxeQp qp, InetAddress src, InetAddress dst) {
+        RxeQp.PeerAddr a = qp.peerAddr(dev);
+        return a != null && a.peer().equals(src) && a.self().equals(dst);
     }
 
     /** {@code rxe_rcv_mcast_pkt}: a copy to each attached QP that accepts the packet. */

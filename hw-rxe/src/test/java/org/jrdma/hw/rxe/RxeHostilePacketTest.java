@@ -134,6 +134,31 @@ class RxeHostilePacketTest {
         s.qp.postRecv(new RecvWr().wrId(wrId).sgList(new Sge(s.mr.iova() + off, len, s.mr.lkey())));
     }
 
+    // ---------------------------------------------------------------- rxe_recv.c: check_addr
+
+    /**
+     * Found by a tester: 100,000 valid-ICRC ACKs from 127.0.0.9 reached an RC QP (rcvd_dropped 0), forged SENDs
+     * raised duplicate_request. rxe's check_addr drops packets for a connected QP that do not come from the AV's
+     * DGID; here counted in rcvd_dropped, and the connection goes on.
+     */
+    @Test
+    void aConnectedQpTakesPacketsOnlyFromItsPeer() throws Exception {
+        Side s = rc();
+        java.net.InetAddress stranger = java.net.InetAddress.getByName("192.0.2.99");
+        long d = bed.counter(RxeCounter.RCVD_DROPPED);
+        long r = bed.counter(RxeCounter.RCVD_PKTS);
+        byte[] ack = RxeWireBed.packet(RxeOpcode.RC_ACKNOWLEDGE, s.qpn(), PSN, false, 0);
+        for (int i = 0; i < 100; i++) {
+            bed.injectFrom(stranger, ack, SRC_PORT);
+            bed.injectFrom(stranger, writeOnly(s, PSN, 8), SRC_PORT);
+        }
+        assertEquals(d + 200, bed.counter(RxeCounter.RCVD_DROPPED), "every forged packet dropped and counted");
+        assertEquals(r, bed.counter(RxeCounter.RCVD_PKTS));
+        assertEquals(0, bed.counter(RxeCounter.DUPLICATE_REQUEST));
+        bed.quiet(50);
+        probe(s, PSN, 1); // the peer's own WRITE at the PSN the forged ones used: executed and ACKed
+    }
+
     // ---------------------------------------------------------------- rxe_recv.c: dropped before any QP
 
     /** Every prefix of a good WRITE ONLY (BTH, RETH, 64 bytes, ICRC): all dropped; the whole one works. */

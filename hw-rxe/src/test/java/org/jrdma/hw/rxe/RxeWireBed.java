@@ -249,12 +249,17 @@ final class RxeWireBed implements AutoCloseable {
      * recomputed for the addresses of this bed (as the peer's rxe would have computed it, IPv4 ID 0).
      */
     void inject(byte[] udpPayload, int srcPort) {
+        injectFrom(peer, udpPayload, srcPort);
+    }
+
+    /** As {@link #inject}, from the address {@code src} (its ICRC computed over that address). */
+    void injectFrom(InetAddress src, byte[] udpPayload, int srcPort) {
         ByteBuf b = PooledByteBufAllocator.DEFAULT.heapBuffer(udpPayload.length);
         b.writeBytes(udpPayload);
         if (udpPayload.length >= Bth.BYTES + org.jrdma.hw.rxe.wire.RxeWire.ICRC_BYTES) {
-            Icrc.store(b, 0, b.writerIndex(), RxeXmit.icrc(icrc, b, 0, b.writerIndex(), peer, local, srcPort));
+            Icrc.store(b, 0, b.writerIndex(), RxeXmit.icrc(icrc, b, 0, b.writerIndex(), src, local, srcPort));
         }
-        rxe.rcv(b, peer, local, srcPort);
+        rxe.rcv(b, src, local, srcPort);
     }
 
     /** Feeds the bytes as they are (no ICRC fix-up). */

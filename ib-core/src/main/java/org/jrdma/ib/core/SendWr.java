@@ -38,7 +38,16 @@ public final class SendWr {
     public SendWr next() { return next; }
     public SendWr next(SendWr v) { next = v; return this; }
     public Sge[] sgList() { return sgList; }
-    public SendWr sgList(Sge... v) { sgList = v == null ? new Sge[0] : v; return this; }
+    public SendWr sgList(Sge... v) {
+        Sge[] list = v == null ? new Sge[0] : v;
+        for (int i = 0; i < list.length; i++) {
+            if (list[i] == null) {
+                throw new VerbsException(Errno.EINVAL, "sg_list[" + i + "] is null");
+            }
+        }
+        sgList = list;
+        return this;
+    }
     public int numSge() { return sgList.length; }
     public WrOpcode opcode() { return opcode; }
     public SendWr opcode(WrOpcode v) { opcode = v; return this; }

@@ -46,6 +46,8 @@ public class RvtQp implements DriverQp {
     final QpCap cap;
     final boolean sigAll;
     public final ReentrantLock exec = new ReentrantLock();
+    /** Whether {@link #fatal} logged this QP's failure already (the engine thread only). */
+    private boolean fatalLogged;
 
     // attributes (guarded by this)
     volatile QpState state = QpState.RESET;
@@ -497,6 +499,29 @@ public class RvtQp implements DriverQp {
         if (post) {
             scq.post(scratch, false);
         }
+    }
+
+    /**
+     * An unexpected exception while the engine ran this QP (a bug, never bad input: that has its own status).
+     * Call with {@link #exec} held. The head send WQE completes with LOC_QP_OP_ERR, the QP goes to ERR with
+     * IB_EVENT_QP_FATAL and flushes, so the ULP sees it and nothing retries the failing step for ever. Only the
+     * first failure of a QP is logged with its stack (it was once logged 163,212 times in 100 s).
+     */
+    public void fatal(RuntimeException e) {
+        if (!fatalLogged) {
+            fatalLogged = true;
+            System.getLogger("org.jrdma.sw.rdmavt").log(System.Logger.Level.ERROR,
+                    "engine failed on " + this + "; the QP goes to ERR (QP_FATAL)", e);
+        }
+        if (state() == QpState.ERR || isDestroyed()) {
+            return;
+        }
+        SendWqe w = peekSend();
+        if (w != null) {
+            retireSend(w, WcStatus.LOC_QP_OP_ERR, new WorkCompletion());
+        }
+        toError();
+        ctx.event(EventType.QP_FATAL);
     }
 
     /** Error: the QP goes to ERR (the driver's own move, reported up) and everything left flushes. */

@@ -46,6 +46,10 @@ public final class RxeNetDevice {
         this.poll = monitor.scheduleWithFixedDelay(this::pollLink, 1, 1, TimeUnit.SECONDS);
     }
 
+    /** The netdev MTUs an override may name: IPv4's minimum to the loopback device's maximum (Linux lo). */
+    static final int MIN_NETDEV_MTU = 68;
+    static final int MAX_NETDEV_MTU = 65536;
+
     /**
      * Creates, binds and registers a device.
      *
@@ -57,6 +61,10 @@ public final class RxeNetDevice {
      */
     public static RxeNetDevice open(DeviceRegistrar registrar, String name, String netdev, String addr, int mtu,
             NettyWire.Transport transport) {
+        if (mtu != 0 && (mtu < MIN_NETDEV_MTU || mtu > MAX_NETDEV_MTU)) {
+            throw new VerbsException(Errno.EINVAL, "mtu " + mtu + " out of range " + MIN_NETDEV_MTU + ".."
+                    + MAX_NETDEV_MTU + " (0: the interface's)");
+        }
         NetworkInterface nif;
         try {
             nif = NetworkInterface.getByName(netdev);

@@ -63,6 +63,17 @@ class RxeLinkOpsTest {
                 "127.0.0.1:4791 is taken");
         assertThrows(VerbsException.class, () -> ops.newLink("rxe3", "nosuchif0", Map.of()));
         assertThrows(VerbsException.class, () -> ops.newLink("rxe0", "lo", Map.of("addr", "127.0.0.3")));
+        // found by a tester: mtu 99999999 was accepted
+        for (String mtu : new String[] {"99999999", "65537", "67", "-1"}) {
+            VerbsException e = assertThrows(VerbsException.class,
+                    () -> ops.newLink("rxe4", "lo", Map.of("addr", "127.0.0.4", "mtu", mtu)));
+            assertEquals(org.jrdma.ib.core.Errno.EINVAL, e.errno());
+            assertTrue(e.getMessage().contains("mtu " + mtu + " out of range 68..65536"), e.getMessage());
+        }
+        VerbsException notHere = assertThrows(VerbsException.class,
+                () -> ops.newLink("rxe4", "lo", Map.of("addr", "10.1.2.3")));
+        assertTrue(notHere.getMessage().contains("10.1.2.3 is not an address of lo"), notHere.getMessage());
+        assertFalse(core.devices().stream().anyMatch(x -> x.name().equals("rxe4")), "nothing half-made");
         assertTrue(ops.delLink(d));
         assertFalse(core.devices().stream().anyMatch(x -> x.name().equals("rxe0")));
         assertTrue(removed.contains("rxe0"));

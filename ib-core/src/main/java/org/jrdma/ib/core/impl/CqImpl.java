@@ -56,14 +56,21 @@ final class CqImpl extends AbstractResource implements CompletionQueue, CqContex
 
     @Override
     public int poll(WorkCompletion[] wc) {
+        Validate.notNull(wc, "poll", "wc");
         return poll(wc, wc.length);
     }
 
     @Override
     public int poll(WorkCompletion[] wc, int max) {
         checkValid();
+        Validate.notNull(wc, "poll", "wc");
         if (max < 0 || max > wc.length) {
             throw new VerbsException(Errno.EINVAL, "poll: max " + max + " outside the array of " + wc.length);
+        }
+        for (int i = 0; i < max; i++) {
+            if (wc[i] == null) {
+                throw new VerbsException(Errno.EINVAL, "poll: wc[" + i + "] is null");
+            }
         }
         return device.ops.pollCq(dcq, wc, max);
     }
@@ -71,6 +78,7 @@ final class CqImpl extends AbstractResource implements CompletionQueue, CqContex
     @Override
     public boolean reqNotify(CqNotify type, boolean reportMissedEvents) {
         checkValid();
+        Validate.notNull(type, "reqNotify", "type");
         return device.ops.reqNotifyCq(dcq, type, reportMissedEvents);
     }
 

@@ -290,6 +290,7 @@ final class DeviceImpl implements IbDevice {
     public ProtectionDomain allocPd(IbClient owner) {
         synchronized (lifecycle) {
             checkAlive();
+            Validate.owner(owner, "allocPd");
             checkCount(ResourceType.PD, attr.maxPd());
             PdImpl pd = new PdImpl(this, owner, ops.allocPd());
             pd.id = nextId(ResourceType.PD);
@@ -301,6 +302,7 @@ final class DeviceImpl implements IbDevice {
     public CompletionQueue createCq(IbClient owner, CqInitAttr init) {
         synchronized (lifecycle) {
             checkAlive();
+            Validate.owner(owner, "createCq");
             return CqImpl.create(this, owner, init);
         }
     }

@@ -140,6 +140,7 @@ final class QpImpl extends AbstractResource implements QueuePair, QpContext {
         if (!valid || !device.isAlive()) {
             checkValid();
         }
+        Validate.notNull(wr, "postSend", "wr");
         device.ops.postSend(dqp, wr);
     }
 
@@ -148,6 +149,7 @@ final class QpImpl extends AbstractResource implements QueuePair, QpContext {
         if (!valid || !device.isAlive()) {
             checkValid();
         }
+        Validate.notNull(wr, "postRecv", "wr");
         if (srq != null) {
             throw new VerbsException(Errno.EINVAL, device.name() + ": QP " + id + " receives from SRQ " + srq.id
                     + "; post to the SRQ");

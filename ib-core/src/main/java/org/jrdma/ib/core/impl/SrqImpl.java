@@ -64,6 +64,7 @@ final class SrqImpl extends AbstractResource implements SharedReceiveQueue, SrqC
     @Override
     public void postRecv(RecvWr wr) {
         checkValid();
+        Validate.notNull(wr, "postSrqRecv", "wr");
         device.ops.postSrqRecv(dsrq, wr);
     }
 

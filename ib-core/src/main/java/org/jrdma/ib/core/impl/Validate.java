@@ -26,6 +26,20 @@ final class Validate {
         return new VerbsException(Errno.EINVAL, msg);
     }
 
+    /** Every resource has an owner: ib-core destroys what a client leaves behind at its remove. */
+    static void owner(org.jrdma.ib.core.IbClient owner, String op) {
+        if (owner == null) {
+            throw inval(op + ": owner is null (the IbClient that owns the resource)");
+        }
+    }
+
+    /** A null argument of a verb: EINVAL naming it, as the kernel's checks, not a NullPointerException. */
+    static void notNull(Object arg, String op, String name) {
+        if (arg == null) {
+            throw inval(op + ": " + name + " is null");
+        }
+    }
+
     static void range(String what, long value, long min, long max) {
         if (value < min || value > max) {
             throw inval(what + " " + value + " out of range " + min + ".." + max);
@@ -44,6 +58,14 @@ final class Validate {
         }
         Access.checkMrAccess(access);
         long len = buffer.remaining();
+        if (len == 0) {
+            throw inval("regMr: length 0 (the buffer has no bytes remaining)");
+        }
+        if (buffer.isReadOnly() && (access & (Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0) {
+            // ib_umem_get pins the pages for writing and fails with EFAULT on a read-only mapping
+            throw new VerbsException(Errno.EFAULT, "regMr: the buffer is read-only; " + Access.toString(access)
+                    + " needs a writable one (only REMOTE_READ or no access on read-only memory)");
+        }
         if (len > dev.attr.maxMrSize()) {
             throw inval("regMr: length " + len + " above max_mr_size " + dev.attr.maxMrSize());
         }

@@ -74,8 +74,20 @@ final class Rd {
     }
 
     /** What rd_recv_msg()'s perror("error") prints when the kernel refused a request. */
+    /**
+     * iproute2's first line ("error: Invalid argument") and then the reason, which the kernel only leaves in
+     * dmesg (netlink extack where it has one): "reason: 10.1.2.3 is not an address of lo".
+     */
     int kernelError(VerbsException e) {
         prErr("error: %s\n", Strerror.strerror(e.errno()));
+        String reason = e.getMessage();
+        String suffix = " (" + e.errno() + ")";
+        if (reason != null && reason.endsWith(suffix)) {
+            reason = reason.substring(0, reason.length() - suffix.length());
+        }
+        if (reason != null && !reason.isBlank()) {
+            prErr("reason: %s\n", reason);
+        }
         return e.errno() == null ? -Errno.EINVAL.value() : -e.errno().value();
     }
 

@@ -135,6 +135,6 @@ final class RdmaDev {
 
     /** jrdma devices have no CQ adaptive moderation to switch. */
     private static int dimUnsupported(Rd rd) {
-        return rd.kernelError(new VerbsException(Errno.EOPNOTSUPP, "adaptive-moderation"));
+        return rd.kernelError(new VerbsException(Errno.EOPNOTSUPP, "jrdma CQs have no adaptive moderation (DIM) to switch"));
     }
 }

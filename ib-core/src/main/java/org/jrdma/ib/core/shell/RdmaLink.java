@@ -176,7 +176,8 @@ final class RdmaLink {
         }
         String name = rd.linkName;
         if (name.isEmpty() || name.contains("%")) {
-            return rd.kernelError(new VerbsException(Errno.EINVAL, "bad name"));
+            return rd.kernelError(new VerbsException(Errno.EINVAL,
+                    name.isEmpty() ? "empty link name" : "a link name is a name, not a pattern: " + name));
         }
         RdmaLinkOps ops = null;
         for (RdmaLinkOps o : rd.linkOps) {

@@ -41,6 +41,7 @@ import org.jrdma.ib.core.ResourceType;
 import org.jrdma.ib.core.SendFlags;
 import org.jrdma.ib.core.SendWr;
 import org.jrdma.ib.core.SharedReceiveQueue;
+import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.SrqAttr;
 import org.jrdma.ib.core.SrqAttrMask;
 import org.jrdma.ib.core.SrqInitAttr;
@@ -193,6 +194,44 @@ class VerbsValidationTest {
         fails(Errno.ENOMEM, "no more MRs (device limit 64)", () -> pd.regMr(ByteBuffer.allocate(1), 0));
     }
 
+    /**
+     * Found by a tester: a read-only buffer registered with write access let an RDMA WRITE into it fail in the
+     * engine for ever (ReadOnlyBufferException, logged 163,212 times in 100 s). ib_umem_get pins for writing
+     * and fails with EFAULT on a read-only mapping; a zero-length MR is EINVAL.
+     */
+    @Test
+    void readOnlyBuffersTakeNoWriteAccessAndEmptyOnesNone() {
+        ProtectionDomain pd = dev.allocPd(owner);
+        ByteBuffer ro = ByteBuffer.allocateDirect(4096).asReadOnlyBuffer();
+        for (int access : new int[] {Access.LOCAL_WRITE, Access.LOCAL_WRITE | Access.REMOTE_WRITE,
+                Access.LOCAL_WRITE | Access.REMOTE_ATOMIC}) {
+            fails(Errno.EFAULT, "the buffer is read-only", () -> pd.regMr(ro, access));
+        }
+        assertEquals(4096, pd.regMr(ro, Access.REMOTE_READ).length(), "REMOTE_READ of read-only memory is fine");
+        fails(Errno.EINVAL, "regMr: length 0", () -> pd.regMr(ByteBuffer.allocate(0), 0));
+        fails(Errno.EINVAL, "regMr: length 0", () -> pd.regMr(ByteBuffer.allocate(8).position(8), Access.LOCAL_WRITE));
+    }
+
+    /** Found by a tester: null arguments threw NullPointerException from inside, or were silently accepted. */
+    @Test
+    void nullArgumentsAreEinvalNamingTheArgument() {
+        ProtectionDomain pd = dev.allocPd(owner);
+        CompletionQueue cq = cq(8);
+        QueuePair qp = rcQp(pd, cq);
+        fails(Errno.EINVAL, "poll: wc is null", () -> cq.poll(null));
+        fails(Errno.EINVAL, "poll: wc is null", () -> cq.poll(null, 1));
+        fails(Errno.EINVAL, "poll: wc[0] is null", () -> cq.poll(new WorkCompletion[1]));
+        fails(Errno.EINVAL, "poll: wc[1] is null", () -> cq.poll(new WorkCompletion[] {new WorkCompletion(), null}));
+        fails(Errno.EINVAL, "sg_list[0] is null", () -> new SendWr().sgList((Sge) null));
+        fails(Errno.EINVAL, "sg_list[1] is null", () -> new RecvWr().sgList(new Sge(0, 1, 0), null));
+        fails(Errno.EINVAL, "postSend: wr is null", () -> qp.postSend(null));
+        fails(Errno.EINVAL, "postRecv: wr is null", () -> qp.postRecv(null));
+        fails(Errno.EINVAL, "reqNotify: type is null", () -> cq.reqNotify(null, false));
+        fails(Errno.EINVAL, "createCq: owner is null", () -> dev.createCq(null, new CqInitAttr().cqe(4)));
+        fails(Errno.EINVAL, "allocPd: owner is null", () -> dev.allocPd(null));
+        assertEquals(0, cq.poll(new WorkCompletion[] {new WorkCompletion()}), "a good poll still works");
+    }
+
     @Test
     void cqAndSrqSizesAreChecked() {
         fails(Errno.EINVAL, "cqe 0 out of range 1..4096", () -> cq(0));
@@ -287,13 +326,14 @@ class VerbsValidationTest {
         }
         LeakyClient leaky = new LeakyClient(calls);
         core.registerClient(leaky);
-        dev.allocPd(null); // owned by nobody: reaped too
+        fails(Errno.EINVAL, "allocPd: owner is null", () -> dev.allocPd(null));
+        dev.allocPd(new RecordingClient("never-registered")); // owned by a client ib-core never added: reaped too
         assertEquals(4, dev.resources().size());
         UnregisterReport r = handle.unregister();
         assertEquals(List.of("leaky add:mlx0", "leaky remove:mlx0"), calls, "no handler ran after remove");
         assertEquals(List.of("leaky"), r.clientsRemoved());
         assertEquals(4, r.leaked().size(), r.leaked().toString());
-        assertTrue(r.leaked().stream().allMatch(i -> i.owner().equals("leaky") || i.owner().equals("-")));
+        assertTrue(r.leaked().stream().allMatch(i -> i.owner().equals("leaky") || i.owner().equals("never-registered")));
         assertEquals(EnumSet.of(ResourceType.PD, ResourceType.CQ, ResourceType.QP),
                 EnumSet.copyOf(r.leaked().stream().map(ResourceInfo::type).toList()));
         assertEquals(0, driver.live.get(), "every driver object was destroyed");
@@ -304,8 +344,9 @@ class VerbsValidationTest {
 
     @Test
     void flushCountIsReportedForLeftoversOfUnregisteredOwners() {
-        CompletionQueue cq = dev.createCq(null, new CqInitAttr().cqe(16));
-        QueuePair qp = rcQp(dev.allocPd(null), cq);
+        RecordingClient ghost = new RecordingClient("ghost"); // never registered: remove is never called on it
+        CompletionQueue cq = dev.createCq(ghost, new CqInitAttr().cqe(16));
+        QueuePair qp = rcQp(dev.allocPd(ghost), cq);
         toRts(qp, 9);
         qp.postRecv(new RecvWr().wrId(1).next(new RecvWr().wrId(2)));
         qp.postSend(new SendWr().wrId(3));

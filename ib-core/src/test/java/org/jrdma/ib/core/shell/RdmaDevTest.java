@@ -79,8 +79,10 @@ class RdmaDevTest {
         assertEquals("mlx_a", mlx.name());
         assertTrue(core.device("mlx_a").isPresent());
         rdma(core, "dev", "show", "mlx_a").is(0, MLX0.replace("mlx0", "mlx_a"), "");
-        rdma(core, "dev", "set", "mlx_a", "name", "rxe0").is(1, "", "error: File exists\n");
-        rdma(core, "dev", "set", "mlx_a", "name", "bad/name").is(1, "", "error: Invalid argument\n");
+        rdma(core, "dev", "set", "mlx_a", "name", "rxe0").is(1, "",
+                "error: File exists\nreason: device name rxe0 is already in use\n");
+        rdma(core, "dev", "set", "mlx_a", "name", "bad/name").is(1, "",
+                "error: Invalid argument\nreason: device name 'bad/name' contains '/'\n");
         assertEquals("mlx_a", mlx.name());
     }
 
@@ -94,7 +96,8 @@ class RdmaDevTest {
         rdma(core, "dev", "set", "mlx0", "bogus").is(0, "", "Unknown parameter 'bogus'.\n");
         rdma(core, "dev", "set", "mlx0", "netns", "blue").is(1, "",
                 "Cannot open network namespace \"blue\": No such file or directory\n");
-        rdma(core, "dev", "set", "mlx0", "adaptive-moderation", "on").is(1, "", "error: Operation not supported\n");
+        rdma(core, "dev", "set", "mlx0", "adaptive-moderation", "on").is(1, "",
+                "error: Operation not supported\nreason: jrdma CQs have no adaptive moderation (DIM) to switch\n");
         rdma(core, "dev", "set", "mlx0", "adaptive-moderation").is(0, HELP, "");
     }
 

@@ -188,9 +188,12 @@ class RdmaLinkTest {
     void addFailures() {
         FakeRxe rxe = new FakeRxe();
         List<RdmaLinkOps> ops = List.of(rxe);
-        rdma(core, ops, "link", "add", "x0", "type", "foo", "netdev", "eth0").is(1, "", "error: Invalid argument\n");
-        rdma(core, ops, "link", "add", "x%d", "type", "rxe", "netdev", "eth0").is(1, "", "error: Invalid argument\n");
-        rdma(core, ops, "link", "add", "x0", "type", "rxe", "netdev", "nosuch0").is(1, "", "error: No such device\n");
+        rdma(core, ops, "link", "add", "x0", "type", "foo", "netdev", "eth0").is(1, "",
+                "error: Invalid argument\nreason: unknown link type\n");
+        rdma(core, ops, "link", "add", "x%d", "type", "rxe", "netdev", "eth0").is(1, "",
+                "error: Invalid argument\nreason: a link name is a name, not a pattern: x%d\n");
+        rdma(core, ops, "link", "add", "x0", "type", "rxe", "netdev", "nosuch0").is(1, "",
+                "error: No such device\nreason: no netdev nosuch0\n");
         rdma(core, ops, "link", "add", "x0", "type", "rxe", "netdev", "eth0", "mtu").is(1, "",
                 "Please provide a value for mtu.\n");
         assertEquals(List.of("newlink x0 nosuch0 {}"), rxe.calls);
@@ -200,14 +203,16 @@ class RdmaLinkTest {
         rdma(core, ops, "link", "add", "x0", "type").is(1, "", "Please provide a link type name.\n");
         rdma(core, ops, "link", "add", "x0", "type", "rxe").is(0, HELP, "");
         rdma(core, ops, "link", "add", "x0", "type", "rxe", "netdev").is(1, "", "Please provide a net device name.\n");
-        rdma(core, "link", "add", "x0", "type", "rxe", "netdev", "eth0").is(1, "", "error: Invalid argument\n");
+        rdma(core, "link", "add", "x0", "type", "rxe", "netdev", "eth0").is(1, "",
+                "error: Invalid argument\nreason: unknown link type\n");
     }
 
     @Test
     void addOfATakenNameFailsAsTheKernelDoes() {
         addRxe(core);
         List<RdmaLinkOps> ops = List.of(new FakeRxe());
-        rdma(core, ops, "link", "add", "rxe0", "type", "rxe", "netdev", "eth0").is(1, "", "error: File exists\n");
+        rdma(core, ops, "link", "add", "rxe0", "type", "rxe", "netdev", "eth0").is(1, "",
+                "error: File exists\nreason: device name rxe0 is already in use\n");
     }
 
     @Test
@@ -228,7 +233,7 @@ class RdmaLinkTest {
     void deleteFailures() {
         addMlx(core);
         List<RdmaLinkOps> ops = List.of(new FakeRxe());
-        rdma(core, ops, "link", "delete", "mlx0").is(1, "", "error: Invalid argument\n");
+        rdma(core, ops, "link", "delete", "mlx0").is(1, "", "error: Invalid argument\nreason: not a link device\n");
         rdma(core, ops, "link", "delete").is(1, "", "Please provide device name.\n");
         rdma(core, ops, "link", "delete", "foo").is(1, "", "Wrong device name - foo\n");
         rdma(core, ops, "link", "delete", "mlx0", "now").is(1, "", "Unknown parameter now\n");

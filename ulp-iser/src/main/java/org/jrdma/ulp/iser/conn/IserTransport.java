@@ -20,6 +20,15 @@ public interface IserTransport {
      */
     IserListener listen(InetSocketAddress portal, Consumer<IserConnection> accepted);
 
+    /**
+     * As {@link #listen}, but a portal whose address no RDMA device has yet (EADDRNOTAVAIL) is not an error: it
+     * listens as soon as a device has the address. For portals that come from a configuration at boot, where
+     * the device and the target configuration appear in any order. Other failures (EADDRINUSE) still throw.
+     */
+    default IserListener listenWhenReady(InetSocketAddress portal, Consumer<IserConnection> accepted) {
+        return listen(portal, accepted);
+    }
+
     /** Connects to a target portal; the stage fails with an {@link IserTransportException} on REJ/timeout. */
     CompletionStage<IserConnection> connect(InetSocketAddress portal, IserConnectionHandler handler);
 

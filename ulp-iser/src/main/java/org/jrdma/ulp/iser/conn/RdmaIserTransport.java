@@ -16,6 +16,8 @@ import org.jrdma.ib.cm.RdmaConnParam;
 import org.jrdma.ib.cm.RdmaPortSpace;
 import org.jrdma.ib.cm.ib.IbCmRejReason;
 import org.jrdma.ib.core.DeviceAttr;
+import org.jrdma.ib.core.Errno;
+import org.jrdma.ib.core.VerbsException;
 
 /**
  * {@link IserTransport} over the RDMA CM ({@code org.jrdma.ib.cm}) and the verbs API: the target side as isert
@@ -60,6 +62,24 @@ public final class RdmaIserTransport implements IserTransport, AutoCloseable {
         checkOpen();
         Listener l = new Listener(portal, accepted);
         l.open();
+        listeners.add(l);
+        return l;
+    }
+
+    @Override
+    public IserListener listenWhenReady(InetSocketAddress portal, Consumer<IserConnection> accepted) {
+        checkOpen();
+        Listener l = new Listener(portal, accepted);
+        try {
+            l.open();
+        } catch (IserTransportException e) {
+            if (!(e.getCause() instanceof VerbsException v) || v.errno() != Errno.EADDRNOTAVAIL) {
+                throw e;
+            }
+            LOG.log(System.Logger.Level.WARNING, "isert: no RDMA device has " + portal.getAddress().getHostAddress()
+                    + " yet; portal " + portal + " listens as soon as one does");
+            l.relistenLater();
+        }
         listeners.add(l);
         return l;
     }

@@ -83,6 +83,14 @@ public final class IserTargetRuntime implements PortalControl, AutoCloseable {
     }
 
     @Override
+    public void enableWhenReady(InetSocketAddress portal) {
+        if (closed.get()) {
+            throw new IserTransportException("iSER target runtime closed");
+        }
+        listeners.computeIfAbsent(portal, p -> transport.listenWhenReady(p, this::accept));
+    }
+
+    @Override
     public void disable(InetSocketAddress portal) {
         IserListener l = listeners.remove(portal);
         if (l != null) {

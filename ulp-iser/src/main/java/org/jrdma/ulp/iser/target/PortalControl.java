@@ -11,5 +11,13 @@ public interface PortalControl {
     /** Starts listening; throws {@link org.jrdma.ulp.iser.conn.IserTransportException} when it cannot (EADDRINUSE, no device). */
     void enable(InetSocketAddress portal);
 
+    /**
+     * As {@link #enable}, but an address no RDMA device has yet is listened on as soon as one has it (a
+     * configured target at boot, its device made by another configuration in any order).
+     */
+    default void enableWhenReady(InetSocketAddress portal) {
+        enable(portal);
+    }
+
     void disable(InetSocketAddress portal);
 }

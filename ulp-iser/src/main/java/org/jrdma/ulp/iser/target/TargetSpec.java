@@ -121,7 +121,7 @@ record TargetSpec(String iqn, List<Portal> portals, List<Lun> luns, boolean read
         }
         for (Portal p : portals) {
             tpg.createPortal(p.ip(), p.port());
-            tpg.enableIser(p.ip(), p.port(), true);
+            tpg.enableIser(p.ip(), p.port(), true, true); // the device may come from a configuration read later
         }
         tpg.enable(enabled);
     }

@@ -270,7 +270,7 @@ public final class TargetTree implements TargetDirectory, AutoCloseable {
             control = c;
             for (InetSocketAddress a : listening.keySet()) {
                 try {
-                    c.enable(a);
+                    c.enableWhenReady(a);
                 } catch (RuntimeException e) {
                     LOG.log(System.Logger.Level.WARNING, "ulp-iser: cannot listen on " + a + ": " + e.getMessage());
                 }
@@ -295,12 +295,19 @@ public final class TargetTree implements TargetDirectory, AutoCloseable {
         }
     }
 
-    /** One more iSER portal on {@code a}: the first one starts the listener. Under the edit lock. */
-    void listen(InetSocketAddress a) throws TargetConfigException {
+    /**
+     * One more iSER portal on {@code a}: the first one starts the listener; {@code whenReady}: an address with
+     * no device yet is listened on once one has it, instead of refused. Under the edit lock.
+     */
+    void listen(InetSocketAddress a, boolean whenReady) throws TargetConfigException {
         int n = listening.getOrDefault(a, 0);
         if (n == 0 && control != null) {
             try {
-                control.enable(a);
+                if (whenReady) {
+                    control.enableWhenReady(a);
+                } else {
+                    control.enable(a);
+                }
             } catch (RuntimeException e) {
                 throw new TargetConfigException("Cannot change iser", e);
             }

@@ -230,13 +230,21 @@ public final class Tpg implements PortalGroup {
      * ({@link PortalControl}); when it cannot, the flag stays and the error is rtslib's "Cannot change iser".
      */
     public void enableIser(String ip, int port, boolean on) throws TargetConfigException {
+        enableIser(ip, port, on, false);
+    }
+
+    /**
+     * As {@link #enableIser(String, int, boolean)}; {@code whenReady}: a portal address that no RDMA device has
+     * yet listens once one has it (a ConfigAdmin target at boot) rather than failing.
+     */
+    void enableIser(String ip, int port, boolean on, boolean whenReady) throws TargetConfigException {
         tree.edit(() -> {
             NetworkPortal p = portal(ip, port);
             if (p.iser() == on) {
                 return null;
             }
             if (on) {
-                tree.listen(p.address());
+                tree.listen(p.address(), whenReady);
             } else {
                 tree.unlisten(p.address());
             }

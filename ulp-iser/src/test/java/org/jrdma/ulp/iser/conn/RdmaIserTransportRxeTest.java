@@ -1,6 +1,8 @@
 package org.jrdma.ulp.iser.conn;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -40,5 +42,38 @@ class RdmaIserTransportRxeTest extends AbstractIserTransportTest {
         assertTrue(target.connections().size() == 1, "the new connection on the target");
         ic.close();
         c[0].close();
+    }
+
+    /**
+     * A configured portal whose device does not exist yet (the container reads the target's .cfg before the
+     * rxe device's): listenWhenReady does not fail and serves once the device comes; plain listen (targetcli's
+     * enable_iser) still refuses with EADDRNOTAVAIL.
+     */
+    @Test
+    void aPortalConfiguredBeforeItsDeviceListensOnceTheDeviceComes() throws Exception {
+        assertEquals(List.of(), fabric.removeTargetDevice().leaked());
+        target = new RdmaIserTransport(fabric.cm(), IserConnectionConfig.ofQueueDepth(32));
+        IserTransportException refused = assertThrows(IserTransportException.class,
+                () -> target.listen(fabric.portal(PORT), c -> { }));
+        assertTrue(refused.getMessage().contains("EADDRNOTAVAIL"), refused.getMessage());
+        target.listenWhenReady(fabric.portal(PORT), c -> {
+            c.handler(targetInbox);
+            accepted.complete((RdmaIserConnection) c);
+        });
+        fabric.restoreTargetDevice();
+        initiator = new RdmaIserTransport(fabric.cm(), fabric.initiatorConfig(IserConnectionConfig.ofQueueDepth(32)));
+        IserConnection ic = null;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (ic == null) { // the listener tries every 500 ms
+            try {
+                ic = initiator.connect(fabric.portal(PORT), initiatorInbox).toCompletableFuture().get(15, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                assertTrue(System.nanoTime() - end < 0, "never listened: " + e.getCause());
+                Thread.sleep(100);
+            }
+        }
+        await(ic.send(nopOut(9, new byte[] {4, 5, 6})));
+        assertArrayEquals(new byte[] {4, 5, 6}, targetInbox.next().pdu().data());
+        ic.close();
     }
 }

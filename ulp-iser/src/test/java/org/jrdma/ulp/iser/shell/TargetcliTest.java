@@ -151,6 +151,9 @@ class TargetcliTest {
         tcli.fails("/iscsi delete iqn.2026-12.org.jrdma:none", "This Target does not exist in configFS");
         runtime.refused.add(new InetSocketAddress("0.0.0.0", 3260));
         tcli.fails(TPG + "/portals/0.0.0.0:3260 enable_iser true", "Cannot change iser");
+        tcli.ok(TPG + "/portals create 192.0.2.77");
+        runtime.noDevice.add(new InetSocketAddress("192.0.2.77", 3260));
+        tcli.fails(TPG + "/portals/192.0.2.77:3260 enable_iser true", "Cannot change iser"); // as LIO: no waiting
         assertTrue(tcli.ok("ls " + TPG + "/portals").contains("[OK]"), "not iSER after the failure");
         assertEquals("", tcli.run("/iscsi").out(), "a path alone (cd) does nothing");
     }

@@ -43,6 +43,21 @@ class IserTargetFactoryTest {
         return f;
     }
 
+    /**
+     * The container may read the target's .cfg before the .cfg of the device with the portal's address: the
+     * target is made and its portal waits for the device, instead of a failed activation (a CI failure once).
+     */
+    @Test
+    void aPortalWithNoDeviceYetWaitsForOneInsteadOfFailingActivation() throws Exception {
+        runtime.noDevice.add(new InetSocketAddress("127.0.0.1", 3260));
+        IserTargetFactory f = factory();
+        f.activate(config(Map.of("iqn", T1, "portals", new String[] {"127.0.0.1"}, "luns", new String[] {"ramdisk:rd0:1M"})));
+        assertEquals(List.of("enable-when-ready 127.0.0.1:3260"), runtime.drain());
+        assertTrue(tree.portalGroup(T1, new InetSocketAddress("127.0.0.1", 3260)).isPresent(), "the target is there");
+        f.deactivate();
+        assertEquals(List.of("disable 127.0.0.1:3260"), runtime.drain());
+    }
+
     @Test
     void demoModeTargetComesAndGoesWithItsConfiguration(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("disk.img");

@@ -11,13 +11,27 @@ import org.jrdma.ulp.iser.conn.IserTransportException;
 public final class RecordingPortalControl implements PortalControl {
     public final List<String> calls = new ArrayList<>();
     public final Set<InetSocketAddress> refused = new HashSet<>();
+    /** Addresses no RDMA device has (yet): enable refuses them with EADDRNOTAVAIL, enableWhenReady waits. */
+    public final Set<InetSocketAddress> noDevice = new HashSet<>();
 
     @Override
     public synchronized void enable(InetSocketAddress portal) {
         if (refused.contains(portal)) {
             throw new IserTransportException("EADDRINUSE: " + portal);
         }
+        if (noDevice.contains(portal)) {
+            throw new IserTransportException("rdma_bind_addr: no RDMA device has " + text(portal) + " (EADDRNOTAVAIL)");
+        }
         calls.add("enable " + text(portal));
+    }
+
+    @Override
+    public synchronized void enableWhenReady(InetSocketAddress portal) {
+        if (noDevice.contains(portal)) {
+            calls.add("enable-when-ready " + text(portal));
+            return;
+        }
+        enable(portal);
     }
 
     @Override
