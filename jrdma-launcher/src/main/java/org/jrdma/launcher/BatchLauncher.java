@@ -52,9 +52,11 @@ public final class BatchLauncher implements BundleActivator {
     private volatile Thread worker;
     private StartupGate gate;
     private ServiceContainer service;
+    private org.osgi.framework.ServiceRegistration<?> installCommand;
 
     @Override
     public void start(BundleContext context) {
+        installCommand = org.jrdma.launcher.shell.InstallCommand.register(context); // install -s
         this.trace = Boolean.parseBoolean(context.getProperty(TRACE_PROPERTY));
         String socket = context.getProperty(ATTACH_SOCKET_PROPERTY);
         if (socket != null && !socket.isBlank()) {
@@ -78,6 +80,7 @@ public final class BatchLauncher implements BundleActivator {
 
     @Override
     public void stop(BundleContext context) {
+        installCommand.unregister();
         if (service != null) {
             service.close();
             service = null;
