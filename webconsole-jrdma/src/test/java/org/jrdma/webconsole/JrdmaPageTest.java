@@ -1,6 +1,5 @@
 package org.jrdma.webconsole;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,26 +19,14 @@ import org.jrdma.ib.core.PortAttr;
 import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.ResourceInfo;
 import org.jrdma.ib.core.ResourceType;
+import org.jrdma.ib.core.cli.ToolClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The page's HTML from a real two-port hw-loopback device in a private registry. */
 class JrdmaPageTest {
-    private static final IbClient WEBTEST = new IbClient() {
-        @Override
-        public String name() {
-            return "webtest";
-        }
-
-        @Override
-        public void add(IbDevice device) {
-        }
-
-        @Override
-        public void remove(IbDevice device, Object clientData) {
-        }
-    };
+    private static final IbClient WEBTEST = ToolClient.named("webtest");
 
     private LoopbackDevice lo;
     private IbCore core;
