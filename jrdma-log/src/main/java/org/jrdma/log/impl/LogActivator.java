@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
@@ -18,9 +19,12 @@ import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.log.LogEntry;
+import org.osgi.service.log.LogLevel;
 import org.osgi.service.log.LogReaderService;
 import org.osgi.service.log.Logger;
 import org.osgi.service.log.LoggerFactory;
+import org.osgi.service.log.admin.LoggerAdmin;
+import org.osgi.service.log.admin.LoggerContext;
 import org.osgi.util.tracker.ServiceTracker;
 import org.osgi.util.tracker.ServiceTrackerCustomizer;
 
@@ -53,7 +57,8 @@ public final class LogActivator implements BundleActivator {
                     (int) longProperty(context, "jrdma.log.keep", DEFAULT_KEEP));
             stderr = null;
         }
-        sink = new LogSink(ring, file, stderr);
+        LoggerAdmin admin = quietFrameworkEvents(context);
+        sink = new LogSink(ring, file, stderr, e -> eventWanted(admin, e));
         readers = new ServiceTracker<>(context, LogReaderService.class, new Readers(context));
         readers.open();
         factories = new ServiceTracker<>(context, LoggerFactory.class, new Bridge(context));
@@ -101,6 +106,36 @@ public final class LogActivator implements BundleActivator {
             Thread.currentThread().interrupt();
         } finally {
             ring.unfollow(f);
+        }
+    }
+
+    /**
+     * Felix Log records every service and bundle event at INFO/DEBUG (loggers {@code Events.*}): without a
+     * root configuration (etc/org.osgi.service.log.admin.cfg replaces these levels whole), they log from WARN.
+     */
+    private static LoggerAdmin quietFrameworkEvents(BundleContext context) {
+        ServiceReference<LoggerAdmin> ref = context.getServiceReference(LoggerAdmin.class);
+        LoggerAdmin admin = ref == null ? null : context.getService(ref);
+        if (admin != null) {
+            LoggerContext root = admin.getLoggerContext(null);
+            if (root.isEmpty()) {
+                root.setLogLevels(Map.of("Events", LogLevel.WARN));
+            }
+        }
+        return admin;   // held until this bundle stops: Felix Log starts before and stops after it
+    }
+
+    /** A framework event entry passes when the Log Admin level of its logger name lets it through. */
+    static boolean eventWanted(LoggerAdmin admin, LogEntry e) {
+        if (admin == null || !e.getLoggerName().startsWith("Events.")) {
+            return true;
+        }
+        try {
+            String bsn = e.getBundle() == null ? null : e.getBundle().getSymbolicName();
+            LoggerContext c = bsn == null ? admin.getLoggerContext(null) : admin.getLoggerContext(bsn);
+            return c.getEffectiveLogLevel(e.getLoggerName()).implies(e.getLogLevel());
+        } catch (RuntimeException x) {
+            return true;
         }
     }
 

@@ -49,7 +49,7 @@ class LogSinkTest {
         LogRing ring = new LogRing(10);
         Path f = dir.resolve("log/jrdma.log");
         try (RollingFile file = new RollingFile(f, 1 << 20, 2)) {
-            LogSink sink = new LogSink(ring, file, null);
+            LogSink sink = new LogSink(ring, file, null, e -> true);
             sink.logged(entry(LogLevel.INFO, "hw-rxe", "org.jrdma.hw.rxe", "one", null));
             sink.logged(entry(LogLevel.DEBUG, "hw-rxe", "org.jrdma.hw.rxe", "two", null));
             List<String> inFile = Files.readAllLines(f);
@@ -60,9 +60,19 @@ class LogSinkTest {
     }
 
     @Test
+    void entriesTheFilterRefusesGoNowhere() throws Exception {
+        LogRing ring = new LogRing(10);
+        LogSink sink = new LogSink(ring, null, null, e -> !e.getLoggerName().startsWith("Events."));
+        sink.logged(entry(LogLevel.INFO, "hw-rxe", "Events.Bundle.hw-rxe", "BundleEvent STARTED", null));
+        sink.logged(entry(LogLevel.INFO, "hw-rxe", "org.jrdma.hw.rxe", "kept", null));
+        assertEquals(1, ring.last(10).size());
+        assertTrue(ring.last(10).get(0).endsWith("kept"));
+    }
+
+    @Test
     void batchModePrintsOnlyErrorsAndNotTheFrameworksEvents() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        LogSink sink = new LogSink(new LogRing(10), null, new PrintStream(err, true, StandardCharsets.UTF_8));
+        LogSink sink = new LogSink(new LogRing(10), null, new PrintStream(err, true, StandardCharsets.UTF_8), e -> true);
         sink.logged(entry(LogLevel.WARN, "org.apache.felix.scr", "org.apache.felix.scr.impl", "a warning", null));
         sink.logged(entry(LogLevel.ERROR, "org.apache.felix.framework", "Events.Framework", "FrameworkEvent ERROR", null));
         sink.logged(entry(LogLevel.ERROR, "org.apache.felix.scr", "org.apache.felix.scr.impl", "activate failed", null));
