@@ -1,7 +1,6 @@
 package org.jrdma.log.finder;
 
 import java.io.PrintStream;
-import java.text.MessageFormat;
 import java.util.ResourceBundle;
 
 /**
@@ -34,7 +33,7 @@ final class StderrLogger implements System.Logger {
             return;
         }
         synchronized (err) {
-            err.println(level.getName() + " " + name + ": " + localized(bundle, msg));
+            err.println(level.getName() + " " + name + ": " + MessageText.localized(bundle, msg));
             if (thrown != null) {
                 thrown.printStackTrace(err);
             }
@@ -44,20 +43,7 @@ final class StderrLogger implements System.Logger {
     @Override
     public void log(Level level, ResourceBundle bundle, String format, Object... params) {
         if (isLoggable(level)) {
-            log(level, bundle, format(bundle, format, params), (Throwable) null);
+            log(level, null, MessageText.format(bundle, format, params), (Throwable) null);
         }
-    }
-
-    static String localized(ResourceBundle bundle, String msg) {
-        if (bundle != null && msg != null && bundle.containsKey(msg)) {
-            return bundle.getString(msg);
-        }
-        return msg;
-    }
-
-    /** As the JDK's loggers: MessageFormat only when there are parameters. */
-    static String format(ResourceBundle bundle, String format, Object... params) {
-        String f = localized(bundle, format);
-        return params == null || params.length == 0 || f == null ? f : MessageFormat.format(f, params);
     }
 }

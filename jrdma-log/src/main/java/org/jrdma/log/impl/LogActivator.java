@@ -9,6 +9,8 @@ import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -41,6 +43,8 @@ public final class LogActivator implements BundleActivator {
     private static final String STOP_MARK = "jrdma-log: stopping, the log file closes";
 
     private final LogRing ring = new LogRing(2000);
+    private final LevelClock clock = new LevelClock();
+    private ScheduledExecutorService ticker;
     private RollingFile file;
     private LogSink sink;
     private ServiceTracker<LogReaderService, LogReaderService> readers;
@@ -61,12 +65,18 @@ public final class LogActivator implements BundleActivator {
         sink = new LogSink(ring, file, stderr, e -> eventWanted(admin, e));
         readers = new ServiceTracker<>(context, LogReaderService.class, new Readers(context));
         readers.open();
-        factories = new ServiceTracker<>(context, LoggerFactory.class, new Bridge(context));
+        ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "jrdma-log levels");
+            t.setDaemon(true);
+            return t;
+        });
+        ticker.scheduleWithFixedDelay(clock::advance, 1, 1, TimeUnit.SECONDS);
+        factories = new ServiceTracker<>(context, LoggerFactory.class, new Bridge(context, clock));
         factories.open();
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.command.scope", "log");
         props.put("osgi.command.function", new String[] { "tail", "level" });
-        commands = context.registerService(LogCommands.class, new LogCommands(context, ring::follow), props);
+        commands = context.registerService(LogCommands.class, new LogCommands(context, ring::follow, clock::advance), props);
     }
 
     @Override
@@ -74,6 +84,7 @@ public final class LogActivator implements BundleActivator {
         commands.unregister();
         drain(context);
         factories.close();
+        ticker.shutdownNow();
         readers.close();
         if (file != null) {
             file.close();
@@ -191,17 +202,19 @@ public final class LogActivator implements BundleActivator {
     /** Installs the System.Logger bridge into our finder while a LoggerFactory is there. */
     private static final class Bridge implements ServiceTrackerCustomizer<LoggerFactory, LoggerFactory> {
         private final BundleContext context;
+        private final LevelClock clock;
         private final Consumer<BiFunction<String, Module, System.Logger>> finder = SystemLoggerBridge.installedFinder();
 
-        Bridge(BundleContext context) {
+        Bridge(BundleContext context, LevelClock clock) {
             this.context = context;
+            this.clock = clock;
         }
 
         @Override
         public LoggerFactory addingService(ServiceReference<LoggerFactory> ref) {
             LoggerFactory lf = context.getService(ref);
             if (lf != null && finder != null) {
-                finder.accept(new SystemLoggerBridge(lf, context.getBundle(0)));
+                finder.accept(new SystemLoggerBridge(lf, context.getBundle(0), clock));
             }
             return lf;
         }

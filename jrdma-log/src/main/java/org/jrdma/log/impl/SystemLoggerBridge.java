@@ -21,15 +21,17 @@ final class SystemLoggerBridge implements BiFunction<String, Module, System.Logg
 
     private final LoggerFactory factory;
     private final Bundle fallback;
+    private final LevelClock clock;
 
-    SystemLoggerBridge(LoggerFactory factory, Bundle fallback) {
+    SystemLoggerBridge(LoggerFactory factory, Bundle fallback, LevelClock clock) {
         this.factory = factory;
         this.fallback = fallback;
+        this.clock = clock;
     }
 
     @Override
     public System.Logger apply(String name, Module module) {
-        return new OsgiSystemLogger(factory.getLogger(bundleOf(module), name, Logger.class));
+        return new OsgiSystemLogger(factory.getLogger(bundleOf(module), name, Logger.class), clock);
     }
 
     Bundle bundleOf(Module module) {

@@ -30,11 +30,17 @@ public final class LogCommands {
 
     private final BundleContext context;
     private final BiFunction<Integer, Consumer<String>, AutoCloseable> follow;
+    private final Runnable levelsChanged;
 
-    /** {@code follow}: the ring's follow(n, follower), handing the last n lines and then each new one. */
-    public LogCommands(BundleContext context, BiFunction<Integer, Consumer<String>, AutoCloseable> follow) {
+    /**
+     * {@code follow}: the ring's follow(n, follower), handing the last n lines and then each new one;
+     * {@code levelsChanged}: run after log:level changed a level (the System.Logger bridge asks again).
+     */
+    public LogCommands(BundleContext context, BiFunction<Integer, Consumer<String>, AutoCloseable> follow,
+            Runnable levelsChanged) {
         this.context = context;
         this.follow = follow;
+        this.levelsChanged = levelsChanged;
     }
 
     @Descriptor("print the last lines of the container's log (-f: then the new ones, until Ctrl-C)")
@@ -104,6 +110,7 @@ public final class LogCommands {
             levels.put(name, parse(level));
         }
         root.setLogLevels(levels);
+        levelsChanged.run();
         level(name);
     }
 

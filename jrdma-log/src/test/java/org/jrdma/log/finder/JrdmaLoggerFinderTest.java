@@ -58,7 +58,7 @@ class JrdmaLoggerFinderTest {
 
         @Override
         public void log(Level level, ResourceBundle bundle, String format, Object... params) {
-            log(level, bundle, StderrLogger.format(bundle, format, params), (Throwable) null);
+            log(level, bundle, MessageText.format(bundle, format, params), (Throwable) null);
         }
     }
 

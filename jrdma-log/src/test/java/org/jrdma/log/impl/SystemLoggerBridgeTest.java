@@ -58,7 +58,7 @@ class SystemLoggerBridgeTest {
 
     @Test
     void aBundlesModuleLogsAsThatBundleUnderItsLoggerName() {
-        SystemLoggerBridge bridge = new SystemLoggerBridge(factory(), system);
+        SystemLoggerBridge bridge = new SystemLoggerBridge(factory(), system, new LevelClock());
         Module m = new BundleLoader(rxe).getUnnamedModule();
         assertSame(rxe, bridge.bundleOf(m));
         System.Logger l = bridge.apply("org.jrdma.hw.rxe", m);
@@ -68,7 +68,7 @@ class SystemLoggerBridgeTest {
 
     @Test
     void callersOutsideBundlesLogAsTheSystemBundle() {
-        SystemLoggerBridge bridge = new SystemLoggerBridge(factory(), system);
+        SystemLoggerBridge bridge = new SystemLoggerBridge(factory(), system, new LevelClock());
         assertSame(system, bridge.bundleOf(Object.class.getModule()));
         assertSame(system, bridge.bundleOf(getClass().getModule()));
         assertSame(system, bridge.bundleOf(new BundleLoader(null).getUnnamedModule()));
