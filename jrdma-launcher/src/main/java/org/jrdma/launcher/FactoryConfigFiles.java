@@ -24,6 +24,9 @@ import org.osgi.util.tracker.ServiceTracker;
  * that no factory component sees; this installer, ranked before FileInstall's own, takes these files:
  * created and updated (only when the properties differ) from the file, deleted with it. Values are strings,
  * as in FileInstall's {@code .cfg}; DS converts them to the component's types.
+ * <p>
+ * It also takes {@code org.osgi.service.log.admin|BSN.cfg}, the Log Admin PID of one bundle's logger context:
+ * FileInstall would split a BSN such as {@code hw-rxe} at its '-' into a factory PID and a name.
  */
 final class FactoryConfigFiles implements ArtifactInstaller {
 
@@ -32,6 +35,8 @@ final class FactoryConfigFiles implements ArtifactInstaller {
     /** The file a configuration came from: FileInstall's property (a file: URL), and ours (a path). */
     static final String FILEINSTALL_FILENAME = "felix.fileinstall.filename";
     static final String ETC_FILE = "jrdma.etc.file";
+    /** OSGi R7 Log Admin: the root logger context's PID; {@code PID|BSN} is one bundle's. */
+    static final String LOG_ADMIN_PID = "org.osgi.service.log.admin";
 
     private final ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> cm;
     private final ServiceRegistration<ArtifactInstaller> registration;
@@ -110,12 +115,18 @@ final class FactoryConfigFiles implements ArtifactInstaller {
         }
     }
 
-    /** {@code [factoryPid, name]} of a {@code PID~NAME.cfg} file name, or {@code null}. */
+    /**
+     * {@code [factoryPid, name]} of a {@code PID~NAME.cfg} file name, {@code [pid, null]} of a Log Admin
+     * {@code org.osgi.service.log.admin|BSN.cfg}, or {@code null}.
+     */
     static String[] parse(String fileName) {
         if (!fileName.endsWith(".cfg")) {
             return null;
         }
         String base = fileName.substring(0, fileName.length() - ".cfg".length());
+        if (base.startsWith(LOG_ADMIN_PID + "|") && base.length() > LOG_ADMIN_PID.length() + 1) {
+            return new String[] { base, null };
+        }
         int tilde = base.indexOf('~');
         if (tilde <= 0 || tilde == base.length() - 1) {
             return null;
@@ -136,7 +147,8 @@ final class FactoryConfigFiles implements ArtifactInstaller {
     @Override
     public void update(File artifact) throws Exception {
         String[] pid = parse(artifact.getName());
-        Configuration c = admin().getFactoryConfiguration(pid[0], pid[1], "?");
+        Configuration c = pid[1] == null ? admin().getConfiguration(pid[0], "?")
+                : admin().getFactoryConfiguration(pid[0], pid[1], "?");
         Dictionary<String, Object> props = read(artifact);
         props.put(ETC_FILE, artifact.getAbsolutePath());
         c.updateIfDifferent(props);
@@ -146,7 +158,7 @@ final class FactoryConfigFiles implements ArtifactInstaller {
     @Override
     public void uninstall(File artifact) throws Exception {
         String[] pid = parse(artifact.getName());
-        Configuration[] found = existing(pid[0] + "~" + pid[1]);
+        Configuration[] found = existing(pid[1] == null ? pid[0] : pid[0] + "~" + pid[1]);
         if (found != null) {
             for (Configuration c : found) {
                 String removed = c.getPid();

@@ -23,6 +23,14 @@ class FactoryConfigFilesTest {
     }
 
     @Test
+    void aBundlesLogAdminContextIsOnePidWhateverItsBsnHolds() {
+        assertArrayEquals(new String[] { "org.osgi.service.log.admin|hw-rxe", null },
+                FactoryConfigFiles.parse("org.osgi.service.log.admin|hw-rxe.cfg"));
+        assertNull(FactoryConfigFiles.parse("org.osgi.service.log.admin.cfg"), "the root context: FileInstall's");
+        assertNull(FactoryConfigFiles.parse("org.osgi.service.log.admin|.cfg"), "no BSN");
+    }
+
+    @Test
     void otherFilesAreLeftToFileInstall() {
         assertNull(FactoryConfigFiles.parse("org.jrdma.hw.rxe-rxe0.cfg"), "FileInstall's own factory form");
         assertNull(FactoryConfigFiles.parse("org.jrdma.ib.sm.cfg"), "a singleton PID");

@@ -8,6 +8,9 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.log.Logger;
+import org.osgi.service.log.LoggerFactory;
 import org.osgi.service.metatype.annotations.Designate;
 
 /**
@@ -18,10 +21,13 @@ import org.osgi.service.metatype.annotations.Designate;
 @Designate(ocd = RxeConfig.class, factory = true)
 public class RxeDriver {
     public static final String PID = "org.jrdma.hw.rxe";
-    private static final System.Logger LOG = System.getLogger("org.jrdma.hw.rxe");
 
     @Reference
     IbCore core;
+
+    /** The Log Service's logger, injected by SCR; {@code null} where no Log Service runs. */
+    @Reference(service = LoggerFactory.class, cardinality = ReferenceCardinality.OPTIONAL)
+    Logger log;
 
     private RxeNetDevice device;
 
@@ -32,14 +38,15 @@ public class RxeDriver {
         }
         NettyWire.Transport t = NettyWire.Transport.valueOf(config.transport().trim().toUpperCase(java.util.Locale.ROOT));
         device = RxeNetDevice.open(core.registrar(), config.name(), config.netdev().trim(), config.addr(), config.mtu(), t);
-        LOG.log(System.Logger.Level.DEBUG, () -> "hw-rxe: registered " + device.ibDevice().name() + " on "
-                + config.netdev());
+        RxeLinkOps.logAdded(log, device, "configuration " + config.name());
     }
 
     @Deactivate
     void deactivate() {
         if (device != null) {
+            String name = device.ibDevice().name();
             device.close();
+            RxeLinkOps.logRemoved(log, name, "configuration deleted or bundle stopping");
             device = null;
         }
     }

@@ -16,6 +16,9 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.log.Logger;
+import org.osgi.service.log.LoggerFactory;
 
 /**
  * {@code rxe_link_ops}: {@code rdma link add NAME type rxe netdev IF [addr IP] [mtu N] [transport nio|epoll]}
@@ -26,6 +29,10 @@ import org.osgi.service.component.annotations.Reference;
 public class RxeLinkOps implements RdmaLinkOps {
     private final IbCore core;
     private final List<RxeNetDevice> links = new CopyOnWriteArrayList<>();
+
+    /** The Log Service's logger, injected by SCR; {@code null} where no Log Service runs. */
+    @Reference(service = LoggerFactory.class, cardinality = ReferenceCardinality.OPTIONAL)
+    Logger log;
 
     @Activate
     public RxeLinkOps(@Reference IbCore core) {
@@ -74,15 +81,33 @@ public class RxeLinkOps implements RdmaLinkOps {
             throw new VerbsException(Errno.EBUSY, e.getMessage(), e);
         }
         links.add(l);
+        logAdded(log, l, "rdma link add");
         return l.ibDevice();
+    }
+
+    /** As rdma_rxe's "added rxe0 to lo" in dmesg: INFO, and the device's parameters at DEBUG. */
+    static void logAdded(Logger log, RxeNetDevice d, String how) {
+        if (log != null) {
+            log.info("{}: added to {} ({})", d.ibDevice().name(), d.netdev(), how);
+            log.debug("{}: {} transport, gso {}, gro {}", d.ibDevice().name(), d.wire().isEpoll() ? "epoll" : "nio",
+                    d.wire().isGso(), d.wire().isGro());
+        }
+    }
+
+    static void logRemoved(Logger log, String name, String how) {
+        if (log != null) {
+            log.info("{}: removed ({})", name, how);
+        }
     }
 
     @Override
     public boolean delLink(IbDevice device) {
         for (RxeNetDevice l : links) {
             if (l.ibDevice() == device || l.ibDevice().name().equals(device.name())) {
+                String name = l.ibDevice().name();
                 links.remove(l);
                 l.close();
+                logRemoved(log, name, "rdma link delete");
                 return true;
             }
         }

@@ -23,6 +23,39 @@ import org.junit.jupiter.api.Test;
 
 /** {@code rdma link add/delete ... type rxe} through the RdmaLinkOps, and thread hygiene over stop/start. */
 class RxeLinkOpsTest {
+    /** An OSGi Logger (as SCR injects) recording "level: format | args". */
+    static org.osgi.service.log.Logger recordingLogger(List<String> lines) {
+        return (org.osgi.service.log.Logger) java.lang.reflect.Proxy.newProxyInstance(RxeLinkOpsTest.class.getClassLoader(),
+                new Class<?>[] { org.osgi.service.log.Logger.class }, (p, m, a) -> {
+                    List<Object> args = new java.util.ArrayList<>();
+                    for (int i = 1; a != null && i < a.length; i++) {
+                        if (a[i] instanceof Object[] more) {
+                            args.addAll(java.util.Arrays.asList(more));
+                        } else {
+                            args.add(a[i]);
+                        }
+                    }
+                    lines.add(m.getName() + ": " + a[0] + " | " + args);
+                    return null;
+                });
+    }
+
+    @Test
+    void linkAddAndDeleteLogThroughTheInjectedLogger() {
+        IbCore core = IbCore.newInstance();
+        RxeLinkOps ops = new RxeLinkOps(core);
+        List<String> lines = new CopyOnWriteArrayList<>();
+        ops.log = recordingLogger(lines);
+        IbDevice d = ops.newLink("rxe5", "lo", Map.of("addr", "127.0.0.5"));
+        assertTrue(ops.delLink(d));
+        ops.deactivate();
+        assertEquals(3, lines.size(), lines.toString());
+        assertEquals("info: {}: added to {} ({}) | [rxe5, lo, rdma link add]", lines.get(0));
+        assertTrue(lines.get(1).startsWith("debug: {}: {} transport, gso {}, gro {} | [rxe5, "), lines.get(1));
+        assertEquals("info: {}: removed ({}) | [rxe5, rdma link delete]", lines.get(2));
+        assertNoThreads();
+    }
+
     @Test
     void linkAddShowsGidThenDeleteRemoves() {
         IbCore core = IbCore.newInstance();

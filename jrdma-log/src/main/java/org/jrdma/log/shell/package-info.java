@@ -1,0 +1,2 @@
+/** The log:tail and log:level Gogo commands. */
+package org.jrdma.log.shell;
