@@ -10,7 +10,9 @@ import java.nio.ByteBuffer;
  * Obtained from {@link IserSession#allocateBuffer} (the session's memory, lent) or {@link IserSession#registerBuffer}
  * (the caller's direct memory, registered once and reused for every I/O). Registered on the session's connection
  * when first used there (again after a reinstatement); {@link #close()} deregisters it, at once or, with I/O still
- * in flight, when the last of it ends. Its bytes are not to be touched while an I/O on them is in flight.
+ * in flight, when the last of it ends. Its bytes are not to be touched while an I/O on them is in flight. A
+ * connection whose target may invalidate the initiator's STags (SEND_WITH_INV allowed in the CM private data) gets
+ * copies instead: a registration that outlives one I/O cannot be handed to it.
  */
 public interface IserIoBuffer extends AutoCloseable {
 

@@ -35,6 +35,11 @@ final class IserTask {
     /** Set when the data lives in the caller's registered memory ({@link #user} a window of it): no copies. */
     private RegisteredMemory lent;
     private int lentOffset;
+    /**
+     * Whether this try advertises the lent memory itself: not when the target may answer with SEND_WITH_INV (it
+     * would invalidate the memory's long-lived rkey), then the task copies through a pool buffer as for any caller.
+     */
+    private boolean zeroCopy;
     final CompletableFuture<Integer> done = new CompletableFuture<>();
     private IserBuffer buffer;
     private int transferred;
@@ -101,7 +106,8 @@ final class IserTask {
      */
     void attach(IserConnection conn) {
         release();
-        if (lent != null) {
+        zeroCopy = lent != null && !conn.peerAcceptsSendWithInvalidate();
+        if (zeroCopy) {
             buffer = lent.window(conn, lentOffset, edtl);
         } else if (edtl > 0) {
             buffer = conn.buffers().allocate(edtl);
@@ -154,7 +160,7 @@ final class IserTask {
             if (exact && moved != edtl || r.overflow() && exact) {
                 return new IserIoException(describe() + ": short transfer, " + moved + " of " + edtl + " bytes");
             }
-            if (read && moved > 0 && lent == null) {
+            if (read && moved > 0 && !zeroCopy) {
                 user.put(buffer.buffer().limit(moved));
             }
             transferred = moved;

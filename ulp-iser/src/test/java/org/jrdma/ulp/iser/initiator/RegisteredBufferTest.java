@@ -159,4 +159,29 @@ class RegisteredBufferTest {
         System.arraycopy(pattern(4096, 4), 0, want, 4096, 4096);
         assertArrayEquals(want, back.array());
     }
+
+    /** A target allowed to invalidate the initiator's STags would kill a long-lived registration: copies instead. */
+    @Test
+    void aTargetThatMayInvalidateGetsCopiesStillByteExact() throws Exception {
+        try (MemoryTransport invalidating = new MemoryTransport(true);
+                IserInitiatorService other = new IserInitiatorService(invalidating, "iqn.2026-12.org.jrdma:01:inv")) {
+            IserTargetRuntime t = WindowedRuntimes.create(invalidating, directory, 128);
+            t.enable(InitiatorTargetEndToEndTest.PORTAL);
+            try (IserSession s = other.login(InitiatorTargetEndToEndTest.PORTAL, InitiatorTargetEndToEndTest.IQN)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS); IserIoBuffer b = s.allocateBuffer(65536)) {
+                b.buffer().put(pattern(65536, 9));
+                int pooled = invalidating.allocations();
+                await(s.write(0, 512, 128, b, 0));
+                b.buffer().put(new byte[65536]);
+                await(s.read(0, 512, 128, b, 0));
+                byte[] got = new byte[65536];
+                b.buffer().get(got);
+                assertArrayEquals(pattern(65536, 9), got);
+                assertEquals(pooled + 2, invalidating.allocations(), "each I/O copied through a pool buffer");
+                assertEquals(0, invalidating.registrations());
+            } finally {
+                t.close();
+            }
+        }
+    }
 }
