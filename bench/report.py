@@ -426,7 +426,7 @@ if iser:
     md.append("| load | iSER | hw-rxe baseline | ratio | goal | heap B/op (iSER) |")
     md.append("|---|---:|---:|---:|---:|---:|")
     for goal, what, base_op, size, want in ISER_GOALS:
-        x = get(I, "randRead") if what == "rand" else get(I, "seq", rw=what)
+        x = get(I, "randRead", buf="registered") if what == "rand" else get(I, "seq", buf="registered", rw=what)
         b = get(I, "rdma", op=base_op, size=size, wait="events")
         if not (x and b):
             goals.append((goal, "not run", "-"))
