@@ -473,7 +473,9 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
             throw new IllegalArgumentException(blocks + " blocks");
         }
         RegisteredMemory m = RegisteredMemory.of(this, b);
-        return submit(IserTask.registered(lun, cdb, read, m, off, bytes)).thenAccept(n -> { });
+        // the memory is done with before the caller hears of it (a close right after then deregisters at once)
+        return submit(IserTask.registered(lun, cdb, read, m, off, bytes)).whenComplete((n, x) -> m.end())
+                .thenAccept(n -> { });
     }
 
     @Override

@@ -75,13 +75,13 @@ final class IserTask {
 
     /**
      * A READ ({@code read}) or WRITE of {@code length} bytes at {@code offset} of registered memory: the target moves
-     * them in and out of it directly. The memory counts the task in flight until it ends.
+     * them in and out of it directly. The memory counts the task in flight until the caller calls
+     * {@link RegisteredMemory#end} (before the caller's own future completes).
      */
     static IserTask registered(int lun, byte[] cdb, boolean read, RegisteredMemory m, int offset, long length) {
         IserTask t = new IserTask(lun, cdb, read, !read, m.begin(offset, length), true);
         t.lent = m;
         t.lentOffset = offset;
-        t.done.whenComplete((n, x) -> m.end());
         return t;
     }
 

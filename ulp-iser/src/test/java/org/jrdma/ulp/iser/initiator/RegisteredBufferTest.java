@@ -21,7 +21,6 @@ import org.jrdma.ulp.iser.scsi.LunTable;
 import org.jrdma.ulp.iser.scsi.RamdiskBackstore;
 import org.jrdma.ulp.iser.scsi.ScsiLun;
 import org.jrdma.ulp.iser.target.IserTargetRuntime;
-import org.jrdma.ulp.iser.target.WindowedRuntimes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,13 +36,7 @@ class RegisteredBufferTest {
     final InitiatorTargetEndToEndTest.Directory directory = new InitiatorTargetEndToEndTest.Directory(
             new LunTable(new TreeMap<>(java.util.Map.of(0, new ScsiLun(new RamdiskBackstore("rd0", SIZE), false)))));
     final IserInitiatorService initiator = new IserInitiatorService(fabric, "iqn.2026-12.org.jrdma:01:zc");
-    IserTargetRuntime target = runtime();
-
-    IserTargetRuntime runtime() {
-        IserTargetRuntime r = WindowedRuntimes.create(fabric, directory, 128);
-        r.enable(InitiatorTargetEndToEndTest.PORTAL);
-        return r;
-    }
+    IserTargetRuntime target = InitiatorTargetEndToEndTest.enabledRuntime(fabric, directory, 128);
 
     @AfterEach
     void tearDown() {
@@ -147,7 +140,7 @@ class RegisteredBufferTest {
             target.close(); // every connection drops
             b.buffer().put(pattern(4096, 4));
             CompletableFuture<Void> again = s.write(0, 72, 8, b, 0);
-            target = runtime();
+            target = InitiatorTargetEndToEndTest.enabledRuntime(fabric, directory, 128);
             await(again);
             assertTrue(s.reinstatements.get() >= 1);
             assertEquals(2, fabric.registrations(), "registered again on the new connection");
@@ -165,8 +158,7 @@ class RegisteredBufferTest {
     void aTargetThatMayInvalidateGetsCopiesStillByteExact() throws Exception {
         try (MemoryTransport invalidating = new MemoryTransport(true);
                 IserInitiatorService other = new IserInitiatorService(invalidating, "iqn.2026-12.org.jrdma:01:inv")) {
-            IserTargetRuntime t = WindowedRuntimes.create(invalidating, directory, 128);
-            t.enable(InitiatorTargetEndToEndTest.PORTAL);
+            IserTargetRuntime t = InitiatorTargetEndToEndTest.enabledRuntime(invalidating, directory, 128);
             try (IserSession s = other.login(InitiatorTargetEndToEndTest.PORTAL, InitiatorTargetEndToEndTest.IQN)
                     .toCompletableFuture().get(10, TimeUnit.SECONDS); IserIoBuffer b = s.allocateBuffer(65536)) {
                 b.buffer().put(pattern(65536, 9));
