@@ -415,8 +415,10 @@ if iser:
     md.append("`IserBench` (`ONLY=iser`): the initiator service logged in to the target runtime over `RdmaIserTransport` "
               "on two hw-rxe devices in one JVM (127.X.Y.1 -> .2, RoCEv2 over real UDP, IB MTU 4096), one ramdisk LUN "
               "of 64 MiB written once in full before the run, queue depth 32 kept full: the benchmark thread takes a "
-              "free slot (asleep until a completion frees one) and issues that slot's I/O from/into its own direct "
-              "buffer. 1 MiB sequential READ is moved by the target's RDMA WRITE and WRITE by its RDMA READ (after "
+              "free slot (asleep until a completion frees one) and issues that slot's I/O from/into its own buffer, "
+              "an `IserIoBuffer` from `IserSession.allocateBuffer` (zero-copy: the target's RDMA WRITE/READ move "
+              "the bytes straight into and out of it, as ib_iser's mapped bios; `-p buf=copy` measures the copying "
+              "`ByteBuffer` API instead). 1 MiB sequential READ is moved by the target's RDMA WRITE and WRITE by its RDMA READ (after "
               "8 KiB of immediate data), so each is set against that hw-rxe operation at 1 MiB; a 4 KiB READ is three "
               "messages (command SEND, RDMA WRITE, response SEND), set against the 4 KiB SEND message rate. The "
               "baselines are `RxeBandwidthBench.rdma` in the same JMH run with `wait=events` (the benchmark thread "
@@ -424,7 +426,7 @@ if iser:
     md.append("| load | iSER | hw-rxe baseline | ratio | goal | heap B/op (iSER) |")
     md.append("|---|---:|---:|---:|---:|---:|")
     for goal, what, base_op, size, want in ISER_GOALS:
-        x = get(I, "randRead") if what == "rand" else get(I, "seq", rw=what)
+        x = get(I, "randRead", buf="registered") if what == "rand" else get(I, "seq", buf="registered", rw=what)
         b = get(I, "rdma", op=base_op, size=size, wait="events")
         if not (x and b):
             goals.append((goal, "not run", "-"))

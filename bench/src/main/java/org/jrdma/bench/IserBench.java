@@ -7,6 +7,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.jrdma.ulp.iser.IserIoBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -33,6 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@link #randRead}: 4 KiB random READ (aligned, uniform over the LUN), three messages per I/O (command
  * SEND, RDMA WRITE, response SEND); its baseline is the 4 KiB SEND message rate.</li>
  * </ul>
+ * {@code buf} picks zero-copy registered buffers (the default) or the copying ByteBuffer API ({@code -p buf=copy}).
  * The parameters are not named {@code op}/{@code size} so that one JMH run's {@code -p op=..} for the
  * baselines does not multiply these.
  */
@@ -50,6 +52,7 @@ public class IserBench {
         IserFabric fabric;
         final BlockingQueue<Integer> free = new ArrayBlockingQueue<>(QD);
         final ByteBuffer[] buffers = new ByteBuffer[QD];
+        final IserIoBuffer[] registered = new IserIoBuffer[QD];
         final AtomicReference<Throwable> failed = new AtomicReference<>();
 
         final int bs;
@@ -58,11 +61,22 @@ public class IserBench {
             this.bs = bs;
         }
 
+        /**
+         * {@code registered}: each slot's buffer from {@link org.jrdma.ulp.iser.IserSession#allocateBuffer}, the
+         * target's RDMA ops move the bytes straight in and out (zero-copy, as ib_iser); {@code copy}: a plain direct
+         * ByteBuffer the initiator copies through its own registered buffers (the {@code buf} parameter).
+         */
+        abstract String buf();
+
         @Setup(Level.Trial)
         public void setup() throws Exception {
             fabric = new IserFabric(LUN_BYTES);
             for (int i = 0; i < QD; i++) {
-                buffers[i] = ByteBuffer.allocateDirect(bs);
+                if (buf().equals("registered")) {
+                    registered[i] = fabric.session.allocateBuffer(bs);
+                } else {
+                    buffers[i] = ByteBuffer.allocateDirect(bs);
+                }
                 free.add(i);
             }
         }
@@ -81,8 +95,12 @@ public class IserBench {
         int issue(boolean read, long lba) throws InterruptedException {
             int slot = take();
             int blocks = bs / IserFabric.BLOCK;
-            ByteBuffer b = buffers[slot].clear();
-            var io = read ? fabric.session.read(0, lba, blocks, b) : fabric.session.write(0, lba, blocks, b);
+            var session = fabric.session;
+            IserIoBuffer r = registered[slot];
+            var io = r != null
+                    ? read ? session.read(0, lba, blocks, r, 0) : session.write(0, lba, blocks, r, 0)
+                    : read ? session.read(0, lba, blocks, buffers[slot].clear())
+                            : session.write(0, lba, blocks, buffers[slot].clear());
             io.whenComplete((v, t) -> {
                 if (t != null) {
                     failed.compareAndSet(null, t);
@@ -99,6 +117,11 @@ public class IserBench {
                     break;
                 }
             }
+            for (IserIoBuffer r : registered) {
+                if (r != null) {
+                    r.close();
+                }
+            }
             fabric.close();
         }
     }
@@ -108,10 +131,17 @@ public class IserBench {
         static final int BS = 1 << 20;
         @Param({"READ", "WRITE"})
         public String rw;
+        @Param({"registered"})
+        public String buf = "registered";
         long next;
 
         public Seq() {
             super(BS);
+        }
+
+        @Override
+        String buf() {
+            return buf;
         }
     }
 
@@ -127,9 +157,16 @@ public class IserBench {
     public static class Rand extends Io {
         static final int BS = 4096;
         final SplittableRandom random = new SplittableRandom(14);
+        @Param({"registered"})
+        public String buf = "registered";
 
         public Rand() {
             super(BS);
+        }
+
+        @Override
+        String buf() {
+            return buf;
         }
     }
 

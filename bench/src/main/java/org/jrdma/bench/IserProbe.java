@@ -5,7 +5,7 @@ import java.util.Map;
 /**
  * {@link IserBench}'s loads outside JMH, with the CPU time per I/O of each thread role: what to look at when the
  * shared machine is too loaded for throughput to mean much (CPU per I/O moves far less with the load).
- * {@code java -cp bench/target/benchmarks.jar org.jrdma.bench.IserProbe read|write|rand SECONDS}
+ * {@code java -cp bench/target/benchmarks.jar org.jrdma.bench.IserProbe read|write|rand SECONDS [registered|copy]}
  */
 public final class IserProbe {
     private IserProbe() {
@@ -14,12 +14,14 @@ public final class IserProbe {
     public static void main(String[] args) throws Exception {
         String load = args[0];
         long ns = Long.parseLong(args[1]) * 1_000_000_000L;
+        String buf = args.length > 2 ? args[2] : "registered";
         IserBench bench = new IserBench();
         IserBench.Io state;
         Runnable op;
         int size;
         if (load.equals("rand")) {
             IserBench.Rand r = new IserBench.Rand();
+            r.buf = buf;
             r.setup();
             state = r;
             size = IserBench.Rand.BS;
@@ -27,6 +29,7 @@ public final class IserProbe {
         } else {
             IserBench.Seq s = new IserBench.Seq();
             s.rw = load.equals("read") ? "READ" : "WRITE";
+            s.buf = buf;
             s.setup();
             state = s;
             size = IserBench.Seq.BS;
@@ -47,8 +50,8 @@ public final class IserProbe {
         Map<String, Double> us = RxeWriteProbe.perMessage(cpu0, RxeWriteProbe.threadCpu(), ios, 1e3, 0.5);
         us.remove("");
         double sec = nanos / 1e9;
-        StringBuilder sb = new StringBuilder(String.format("%s: %.0f IOPS, %.1f MB/s, process CPU %.1f us per I/O "
-                + "(%.2f cores); by thread:", load, ios / sec, ios * (double) size / sec / 1e6, cpu / 1e3 / ios,
+        StringBuilder sb = new StringBuilder(String.format("%s (%s): %.0f IOPS, %.1f MB/s, process CPU %.1f us per I/O "
+                + "(%.2f cores); by thread:", load, buf, ios / sec, ios * (double) size / sec / 1e6, cpu / 1e3 / ios,
                 cpu / 1e9 / sec));
         us.forEach((k, v) -> sb.append(String.format(" %s %.1f;", k, v)));
         System.out.println(sb);

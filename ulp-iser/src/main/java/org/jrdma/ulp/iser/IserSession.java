@@ -54,6 +54,35 @@ public interface IserSession extends AutoCloseable {
     /** WRITE(16) of {@code blocks} blocks at {@code lba} from {@code src} (from its position, which advances). */
     CompletableFuture<Void> write(int lun, long lba, int blocks, ByteBuffer src);
 
+    /**
+     * READ(16) of {@code blocks} blocks at {@code lba} into {@code dst} from byte {@code offset}, with no copy: the
+     * target's RDMA WRITE places the bytes there.
+     *
+     * @throws IllegalArgumentException when the blocks do not fit from {@code offset}, or {@code dst} is not this
+     *                                  session's
+     * @throws IllegalStateException    when {@code dst} is closed
+     */
+    CompletableFuture<Void> read(int lun, long lba, int blocks, IserIoBuffer dst, int offset);
+
+    /** WRITE(16) of {@code blocks} blocks at {@code lba} from {@code src} at byte {@code offset}, with no copy. */
+    CompletableFuture<Void> write(int lun, long lba, int blocks, IserIoBuffer src, int offset);
+
+    /**
+     * Lends {@code length} bytes of zeroed direct memory, registered for I/O with no copy (close it when done).
+     *
+     * @throws IllegalArgumentException when {@code length} is not positive
+     */
+    IserIoBuffer allocateBuffer(int length);
+
+    /**
+     * Registers the caller's direct {@code memory} (position 0 to capacity) for I/O with no copy; the caller keeps
+     * it alive until {@link IserIoBuffer#close()}. Meant for memory reused over many I/Os (a registration costs
+     * more than a copy of a few KiB).
+     *
+     * @throws IllegalArgumentException when {@code memory} is not direct or is read-only
+     */
+    IserIoBuffer registerBuffer(ByteBuffer memory);
+
     /** SYNCHRONIZE CACHE(10) of the whole LUN. */
     CompletableFuture<Void> flush(int lun);
 

@@ -7,6 +7,8 @@ public enum IserCounter {
     SENDS, SENDS_WITH_INV, RECVS, RECVS_WITH_INV, RDMA_READS, RDMA_WRITES, READ_BYTES, WRITE_BYTES,
     /** A WR that waited for a send queue slot or a send buffer (send queue full). */
     SQ_QUEUED,
+    /** {@code ib_post_send} calls: a chain of WRs (what one poll batch's handlers posted) is one. */
+    SQ_POSTS,
     /** A completion in error other than a flush. */
     WC_ERRORS,
     FLUSHED,

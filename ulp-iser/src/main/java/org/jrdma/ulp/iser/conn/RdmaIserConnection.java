@@ -327,21 +327,30 @@ public final class RdmaIserConnection implements IserConnection {
             down("ib_poll_cq: " + e.getMessage());
             return 0;
         }
-        for (int i = 0; i < n; i++) {
-            WorkCompletion wc = wcs[i];
-            if (RecvRing.isRecv(wc.wrId())) {
-                onRecv(wc);
-            } else {
-                onSendCompletion(wc);
+        // what the batch's handlers post (responses, data-in WRITEs, next commands) goes out in one chain at the end
+        boolean plugged = n > 1 && sq.plug();
+        try {
+            for (int i = 0; i < n; i++) {
+                WorkCompletion wc = wcs[i];
+                if (RecvRing.isRecv(wc.wrId())) {
+                    onRecv(wc);
+                } else {
+                    onSendCompletion(wc);
+                }
             }
-        }
-        if (n > 0) {
-            try {
-                res.recv.flush();
-            } catch (RuntimeException e) {
-                down("ib_post_recv: " + e.getMessage());
+        } finally {
+            if (n > 0) {
+                try {
+                    res.recv.flush();
+                } catch (RuntimeException e) {
+                    down("ib_post_recv: " + e.getMessage());
+                }
+                if (plugged) {
+                    sq.unplug();
+                } else {
+                    sq.drain();
+                }
             }
-            sq.drain();
         }
         return n;
     }

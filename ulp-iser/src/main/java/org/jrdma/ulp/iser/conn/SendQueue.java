@@ -85,6 +85,26 @@ final class SendQueue {
         if (wip.getAndIncrement() != 0) {
             return;
         }
+        drainOwned();
+    }
+
+    /**
+     * Holds posting back while the completion thread handles one poll batch (the block layer's blk_plug): what it
+     * and other threads submit meanwhile is queued and goes out as one chained post at {@link #unplug}, one
+     * doorbell (and one transmit batch of the device) instead of one per WR. False when another thread is
+     * draining right now: it posts what is queued, there is nothing to hold.
+     */
+    boolean plug() {
+        return wip.compareAndSet(0, 1);
+    }
+
+    /** Ends a {@link #plug}: posts everything queued since. */
+    void unplug() {
+        drainOwned();
+    }
+
+    /** The drain loop of the thread that took {@link #wip} from 0. */
+    private void drainOwned() {
         int missed = 1;
         do {
             SendWr head = null;
@@ -162,6 +182,7 @@ final class SendQueue {
     }
 
     private void post(SendWr head) {
+        counters.inc(IserCounter.SQ_POSTS);
         try {
             qp.postSend(head);
         } catch (VerbsException e) {

@@ -52,6 +52,25 @@ final class SlabBufferPool implements IserBufferPool {
     }
 
     @Override
+    public IserBuffer register(ByteBuffer memory) {
+        ByteBuffer whole = memory.duplicate().clear();
+        MemoryRegion mr;
+        synchronized (this) {
+            if (destroyed) {
+                throw new IserTransportException("iSER buffer pool: the connection is closed");
+            }
+            try {
+                mr = pd.regMr(whole, ACCESS);
+            } catch (RuntimeException e) {
+                throw new IserTransportException("iSER: registering " + whole.capacity() + " bytes of caller memory: "
+                        + e.getMessage(), e);
+            }
+            mrs.add(mr);
+        }
+        return new Registration(new Slot(whole, mr, 0));
+    }
+
+    @Override
     public int maxLength() {
         return maxLength;
     }
@@ -103,6 +122,17 @@ final class SlabBufferPool implements IserBufferPool {
         }
     }
 
+    /** {@code ib_dereg_mr} of one caller registration, unless the teardown did it already. */
+    private synchronized void deregister(MemoryRegion mr) {
+        if (!destroyed && mrs.remove(mr)) {
+            try {
+                mr.dereg();
+            } catch (RuntimeException e) {
+                // device gone: nothing left to free
+            }
+        }
+    }
+
     /** {@code ib_dereg_mr} of every slab (the connection's teardown, before its PD goes). */
     synchronized void destroy() {
         destroyed = true;
@@ -123,8 +153,8 @@ final class SlabBufferPool implements IserBufferPool {
     }
 
     /** What {@link #allocate} hands out: a slot until {@link #close}. */
-    private final class Lease implements IserBuffer {
-        private final Slot slot;
+    private class Lease implements IserBuffer {
+        final Slot slot;
         private final AtomicBoolean closed = new AtomicBoolean();
 
         Lease(Slot slot) {
@@ -140,8 +170,24 @@ final class SlabBufferPool implements IserBufferPool {
         @Override
         public void close() {
             if (closed.compareAndSet(false, true)) {
-                release(slot);
+                free();
             }
+        }
+
+        void free() {
+            release(slot);
+        }
+    }
+
+    /** What {@link #register} hands out: the caller's memory under its own MR until {@link #close}. */
+    private final class Registration extends Lease {
+        Registration(Slot slot) {
+            super(slot);
+        }
+
+        @Override
+        void free() {
+            deregister(slot.mr);
         }
     }
 }

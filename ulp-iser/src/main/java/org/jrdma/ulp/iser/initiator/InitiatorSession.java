@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jrdma.ulp.iser.IserIoBuffer;
 import org.jrdma.ulp.iser.IserIoException;
 import org.jrdma.ulp.iser.IserSession;
 import org.jrdma.ulp.iser.IserSessionOptions;
@@ -454,6 +455,40 @@ final class InitiatorSession implements IserSession, ConnectionLogin.FullFeature
     public CompletableFuture<Void> write(int lun, long lba, int blocks, ByteBuffer src) {
         ByteBuffer range = luns.callerBytes(lun, blocks, src);
         return block(IserTask.dataOut(lun, ScsiCdb.write16(lba, blocks), range), src);
+    }
+
+    @Override
+    public CompletableFuture<Void> read(int lun, long lba, int blocks, IserIoBuffer dst, int offset) {
+        return registered(true, lun, ScsiCdb.read16(lba, blocks), blocks, dst, offset);
+    }
+
+    @Override
+    public CompletableFuture<Void> write(int lun, long lba, int blocks, IserIoBuffer src, int offset) {
+        return registered(false, lun, ScsiCdb.write16(lba, blocks), blocks, src, offset);
+    }
+
+    private CompletableFuture<Void> registered(boolean read, int lun, byte[] cdb, int blocks, IserIoBuffer b, int off) {
+        long bytes = (long) blocks * luns.info(lun).blockSize();
+        if (blocks < 1) {
+            throw new IllegalArgumentException(blocks + " blocks");
+        }
+        RegisteredMemory m = RegisteredMemory.of(this, b);
+        // the memory is done with before the caller hears of it (a close right after then deregisters at once)
+        return submit(IserTask.registered(lun, cdb, read, m, off, bytes)).whenComplete((n, x) -> m.end())
+                .thenAccept(n -> { });
+    }
+
+    @Override
+    public IserIoBuffer allocateBuffer(int length) {
+        if (length < 1) {
+            throw new IllegalArgumentException("an I/O buffer of " + length + " bytes");
+        }
+        return new RegisteredMemory(this, ByteBuffer.allocateDirect(length));
+    }
+
+    @Override
+    public IserIoBuffer registerBuffer(ByteBuffer memory) {
+        return new RegisteredMemory(this, memory);
     }
 
     /** The caller's position advances by the bytes moved once the command succeeded. */

@@ -19,6 +19,7 @@ import org.jrdma.ulp.iser.pdu.TaskAttribute;
  * registered buffer of the connection while it is on the wire: a WRITE copies the caller's bytes in (the first
  * ones go as immediate data, the target RDMA READs the rest at the write STag), a READ advertises the read STag,
  * the target RDMA WRITEs, and the bytes are copied out to the caller's buffer when the SCSI Response arrives.
+ * A task on the caller's {@link RegisteredMemory} advertises a window of it instead and copies nothing.
  * After a connection loss the task is prepared again on the new connection (new ITT, CmdSN and buffer).
  */
 final class IserTask {
@@ -31,6 +32,14 @@ final class IserTask {
     private final ByteBuffer user;
     /** Whether less data than EDTL is a failure (block I/O) or just less data (INQUIRY, REPORT LUNS). */
     private final boolean exact;
+    /** Set when the data lives in the caller's registered memory ({@link #user} a window of it): no copies. */
+    private RegisteredMemory lent;
+    private int lentOffset;
+    /**
+     * Whether this try advertises the lent memory itself: not when the target may answer with SEND_WITH_INV (it
+     * would invalidate the memory's long-lived rkey), then the task copies through a pool buffer as for any caller.
+     */
+    private boolean zeroCopy;
     final CompletableFuture<Integer> done = new CompletableFuture<>();
     private IserBuffer buffer;
     private int transferred;
@@ -64,6 +73,18 @@ final class IserTask {
         return new IserTask(lun, cdb, false, true, src.duplicate(), true);
     }
 
+    /**
+     * A READ ({@code read}) or WRITE of {@code length} bytes at {@code offset} of registered memory: the target moves
+     * them in and out of it directly. The memory counts the task in flight until the caller calls
+     * {@link RegisteredMemory#end} (before the caller's own future completes).
+     */
+    static IserTask registered(int lun, byte[] cdb, boolean read, RegisteredMemory m, int offset, long length) {
+        IserTask t = new IserTask(lun, cdb, read, !read, m.begin(offset, length), true);
+        t.lent = m;
+        t.lentOffset = offset;
+        return t;
+    }
+
     static IserTask noData(int lun, byte[] cdb) {
         return new IserTask(lun, cdb, false, false, null, true);
     }
@@ -85,7 +106,10 @@ final class IserTask {
      */
     void attach(IserConnection conn) {
         release();
-        if (edtl > 0) {
+        zeroCopy = lent != null && !conn.peerAcceptsSendWithInvalidate();
+        if (zeroCopy) {
+            buffer = lent.window(conn, lentOffset, edtl);
+        } else if (edtl > 0) {
             buffer = conn.buffers().allocate(edtl);
             if (write) {
                 buffer.buffer().put(user.duplicate());
@@ -136,7 +160,7 @@ final class IserTask {
             if (exact && moved != edtl || r.overflow() && exact) {
                 return new IserIoException(describe() + ": short transfer, " + moved + " of " + edtl + " bytes");
             }
-            if (read && moved > 0) {
+            if (read && moved > 0 && !zeroCopy) {
                 user.put(buffer.buffer().limit(moved));
             }
             transferred = moved;

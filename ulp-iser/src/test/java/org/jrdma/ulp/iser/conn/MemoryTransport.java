@@ -28,11 +28,25 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
     private final Map<Integer, Buffer> stags = new ConcurrentHashMap<>();
     private final AtomicInteger nextStag = new AtomicInteger(0x1000);
     private final AtomicInteger nextPort = new AtomicInteger(40000);
+    private final AtomicInteger allocations = new AtomicInteger();
+    /** Whether the initiator side lets the target invalidate its STags (ib_iser with fast registration). */
+    private final boolean remoteInvalidate;
+    private final AtomicInteger registrations = new AtomicInteger();
     private final ExecutorService delivery = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "memory-iser");
         t.setDaemon(true);
         return t;
     });
+
+    /** Initiators accept SEND_WITH_INV: every pool buffer is its own STag, as ib_iser's fast registrations. */
+    public MemoryTransport() {
+        this(true);
+    }
+
+    /** {@code remoteInvalidate} false: ISER_SEND_W_INV_NOT_SUP, as RdmaIserTransport's slab pool needs. */
+    public MemoryTransport(boolean remoteInvalidate) {
+        this.remoteInvalidate = remoteInvalidate;
+    }
 
     @Override
     public IserListener listen(InetSocketAddress portal, Consumer<IserConnection> accepted) {
@@ -52,8 +66,8 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
             return CompletableFuture.failedFuture(new IserTransportException("REJECTED: no listener on " + portal));
         }
         InetSocketAddress local = new InetSocketAddress(portal.getAddress(), nextPort.getAndIncrement());
-        End initiator = new End(local, portal);
-        End target = new End(portal, local);
+        End initiator = new End(local, portal, true);
+        End target = new End(portal, local, false);
         initiator.peer = target;
         target.peer = initiator;
         initiator.handler(handler);
@@ -66,6 +80,21 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
         return stags.size();
     }
 
+    /** Caller memory registered and not yet deregistered. */
+    public int registeredInUse() {
+        return (int) stags.values().stream().filter(b -> b.registered).count();
+    }
+
+    /** Pool buffers handed out to connecting (initiator) sides so far (a task that copies takes one). */
+    public int allocations() {
+        return allocations.get();
+    }
+
+    /** Caller memory registered so far ({@link IserBufferPool#register}). */
+    public int registrations() {
+        return registrations.get();
+    }
+
     @Override
     public void close() {
         delivery.shutdownNow();
@@ -76,8 +105,15 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
         final int stag = nextStag.getAndAdd(0x100);
         final AtomicBoolean closed = new AtomicBoolean();
 
+        final boolean registered;
+
         Buffer(int length) {
-            bytes = ByteBuffer.allocate(length);
+            this(ByteBuffer.allocate(length), false);
+        }
+
+        Buffer(ByteBuffer memory, boolean registered) {
+            this.registered = registered;
+            bytes = memory.duplicate().clear();
             stags.put(stag, this);
         }
 
@@ -105,7 +141,11 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
         volatile End peer;
         volatile IserConnectionHandler handler;
 
-        End(InetSocketAddress local, InetSocketAddress remote) {
+        /** The connecting side: its pool buffers and registrations are what {@link #allocations} counts. */
+        final boolean initiatorSide;
+
+        End(InetSocketAddress local, InetSocketAddress remote, boolean initiatorSide) {
+            this.initiatorSide = initiatorSide;
             this.local = local;
             this.remote = remote;
         }
@@ -178,14 +218,21 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
                     if (length > maxLength()) {
                         throw new IserTransportException("buffer of " + length + " bytes: pool serves " + maxLength());
                     }
+                    if (initiatorSide) {
+                        allocations.incrementAndGet();
+                    }
                     return new Buffer(length);
+                }
+                @Override public IserBuffer register(ByteBuffer memory) {
+                    registrations.incrementAndGet();
+                    return new Buffer(memory, true);
                 }
                 @Override public int maxLength() { return 16 << 20; }
             };
         }
 
         @Override public int maxRecvDataSegmentLength() { return MAX_RECV_DATA_SEGMENT; }
-        @Override public boolean peerAcceptsSendWithInvalidate() { return true; }
+        @Override public boolean peerAcceptsSendWithInvalidate() { return remoteInvalidate; }
         @Override public InetSocketAddress localAddress() { return local; }
         @Override public InetSocketAddress remoteAddress() { return remote; }
         @Override public void handler(IserConnectionHandler h) { handler = h; }

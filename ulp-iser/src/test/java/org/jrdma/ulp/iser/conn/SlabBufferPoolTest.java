@@ -90,4 +90,27 @@ class SlabBufferPoolTest {
         assertEquals("iSER buffer of 1048577 bytes: the pool serves 0..1048576", e.getMessage());
         p.destroy();
     }
+
+    /** Caller memory: its own MR over exactly its bytes, deregistered by close or by the pool's teardown. */
+    @Test
+    void registeredCallerMemoryHasItsOwnMrUntilClosed() {
+        SlabBufferPool p = pool();
+        java.nio.ByteBuffer mine = java.nio.ByteBuffer.allocateDirect(3 * 4096 + 100).position(7);
+        IserBuffer r = p.register(mine);
+        assertEquals(3 * 4096 + 100, r.capacity(), "the whole buffer, whatever its position");
+        assertEquals(1, IserFabric.count(dev, ResourceType.MR));
+        r.buffer().put(5, (byte) 42);
+        assertEquals(42, mine.get(5), "the same memory, no copy");
+        IserBuffer other = p.register(java.nio.ByteBuffer.allocateDirect(4096));
+        assertNotEquals(r.rkey(), other.rkey());
+        r.close();
+        r.close();
+        assertEquals(1, IserFabric.count(dev, ResourceType.MR), "close deregisters its MR only");
+        p.destroy();
+        assertEquals(0, IserFabric.count(dev, ResourceType.MR), "the teardown takes the rest");
+        other.close(); // after the teardown: nothing left to do, no error
+        IserTransportException closed = assertThrows(IserTransportException.class,
+                () -> p.register(java.nio.ByteBuffer.allocateDirect(4096)));
+        assertEquals("iSER buffer pool: the connection is closed", closed.getMessage());
+    }
 }

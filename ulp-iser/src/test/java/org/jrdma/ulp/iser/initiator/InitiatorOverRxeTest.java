@@ -55,6 +55,35 @@ class InitiatorOverRxeTest {
         assertEquals(IserSession.State.FREE, s.state());
     }
 
+    /** Zero-copy over verbs: the target's RDMA READ/WRITE move the bytes straight from and into caller memory. */
+    @Test
+    void registeredCallerMemoryAtQueueDepth32OverRoce() throws Exception {
+        stack.target.enable(stack.portal);
+        IserSession s = stack.initiator.login(stack.portal, InitiatorTargetEndToEndTest.IQN).toCompletableFuture()
+                .get(20, TimeUnit.SECONDS);
+        ByteBuffer mine = ByteBuffer.allocateDirect(32 * 65536);
+        try (org.jrdma.ulp.iser.IserIoBuffer b = s.registerBuffer(mine);
+                org.jrdma.ulp.iser.IserIoBuffer big = s.allocateBuffer(1 << 20)) {
+            List<CompletableFuture<Void>> io = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                mine.put(i * 65536, pattern(65536, 200 + i));
+                io.add(s.write(0, i * 128L, 128, b, i * 65536));
+            }
+            await(CompletableFuture.allOf(io.toArray(CompletableFuture[]::new)));
+            ByteBuffer back = ByteBuffer.allocate(32 * 65536);
+            await(s.read(0, 0, 4096, back));
+            for (int i = 0; i < 32; i++) {
+                assertArrayEquals(pattern(65536, 200 + i), java.util.Arrays.copyOfRange(back.array(), i * 65536,
+                        (i + 1) * 65536), "registered WRITE " + i);
+            }
+            await(s.read(0, 0, 2048, big, 0));
+            byte[] got = new byte[1 << 20];
+            big.buffer().get(got);
+            assertArrayEquals(java.util.Arrays.copyOf(back.array(), 1 << 20), got, "registered READ");
+        }
+        s.logout().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
     /** A pool of 4 MiB for 32 x 1 MiB in flight: commands wait for buffers instead of failing. */
     @Test
     void anEmptyPoolMakesCommandsWaitNotFail() throws Exception {

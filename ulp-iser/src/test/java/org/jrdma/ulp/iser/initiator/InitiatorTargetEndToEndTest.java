@@ -70,6 +70,11 @@ class InitiatorTargetEndToEndTest {
     }
 
     IserTargetRuntime runtime(int window) {
+        return enabledRuntime(fabric, directory, window);
+    }
+
+    /** The target runtime on {@code fabric} with a command window of {@code window}, listening on {@link #PORTAL}. */
+    static IserTargetRuntime enabledRuntime(MemoryTransport fabric, Directory directory, int window) {
         IserTargetRuntime r = WindowedRuntimes.create(fabric, directory, window);
         r.enable(PORTAL);
         return r;
