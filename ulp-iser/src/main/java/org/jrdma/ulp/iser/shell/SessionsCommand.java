@@ -1,5 +1,6 @@
 package org.jrdma.ulp.iser.shell;
 
+import org.jrdma.ulp.iser.conn.InetText;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -67,7 +68,7 @@ final class SessionsCommand {
         }
         int cid = 0;
         for (InetSocketAddress a : s.remoteAddresses()) {
-            run.info(INDENT + "address: " + a.getAddress().getHostAddress() + " (iSER)  cid: " + cid++
+            run.info(INDENT + "address: " + InetText.host(a.getAddress(), false) + " (iSER)  cid: " + cid++
                     + " connection-state: LOGGED_IN");
         }
     }

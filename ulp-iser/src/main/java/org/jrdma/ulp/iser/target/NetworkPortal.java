@@ -1,6 +1,5 @@
 package org.jrdma.ulp.iser.target;
 
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -59,12 +58,6 @@ public final class NetworkPortal {
     /** Whether a connection that came in on {@code local} came through this portal. */
     boolean matches(InetSocketAddress local) {
         return local.getPort() == port() && (wildcard() || address.getAddress().equals(local.getAddress()));
-    }
-
-    /** An address as a portal name writes it: IPv6 in brackets (RFC 7143 TargetAddress, rtslib). */
-    static String bracketed(InetAddress a) {
-        String text = a.getHostAddress();
-        return a instanceof Inet6Address ? "[" + text + "]" : text;
     }
 
     /** IP literals only (never a DNS lookup); rtslib's canonical form puts IPv6 in brackets. */

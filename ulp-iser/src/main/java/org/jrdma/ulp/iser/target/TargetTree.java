@@ -1,5 +1,6 @@
 package org.jrdma.ulp.iser.target;
 
+import org.jrdma.ulp.iser.conn.InetText;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -363,7 +364,7 @@ public final class TargetTree implements TargetDirectory, AutoCloseable {
                     for (NetworkPortal p : tpg.portals()) {
                         if (p.iser()) {
                             String ip = p.wildcard() && portal != null
-                                    ? NetworkPortal.bracketed(portal.getAddress()) : p.ip();
+                                    ? InetText.host(portal.getAddress(), true) : p.ip();
                             addresses.add(ip + ":" + p.port() + "," + tpg.tag());
                         }
                     }

@@ -154,6 +154,12 @@ class PortalGroupTest {
         off.enable(true);
         assertEquals(List.of(new SendTarget("iqn.2026-12.org.jrdma:off", List.of("192.0.2.1:3260,1"))),
                 tree.sendTargets(ANY, new InetSocketAddress("192.0.2.1", 3260)));
+        // over an IB port's GID the wildcard portal is answered as inet_ntop writes it (as iscsiadm prints it)
+        t1.setAttribute("demo_mode_discovery", 1);
+        List<SendTarget> overGid = tree.sendTargets(ANY,
+                new InetSocketAddress(java.net.InetAddress.getByName("fe80:0:0:0:6a72:646d:0:101"), 3261));
+        assertTrue(overGid.stream().anyMatch(t -> t.targetName().equals(T1)
+                && t.targetAddresses().contains("[fe80::6a72:646d:0:101]:3261,1")), overGid.toString());
     }
 
     @Test
