@@ -399,6 +399,9 @@ public final class IpoibNetdev implements IpoibInterface {
             stopCm(Drop.TX_CM_FLUSH);
         }
         link.setMode(mode);
+        if (state == OperState.UP) {
+            neighbours.announce();
+        }
         LOG.log(System.Logger.Level.INFO, name + ": mode " + mode.sysfs() + ", mtu " + link.mtu());
     }
 

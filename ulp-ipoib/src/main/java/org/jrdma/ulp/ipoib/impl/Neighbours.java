@@ -93,6 +93,23 @@ final class Neighbours {
         dev.mcast().send(dev.broadcastAddr().gid(), Encap.ARP, req.encode());
     }
 
+    /**
+     * {@code inetdev_send_gratuitous_arp}: a request for each of our addresses from itself, to the broadcast group,
+     * so the peers' tables take our new hardware address (a mode switch sets or clears its RC flag), as the kernel
+     * does on NETDEV_CHANGEADDR with {@code arp_notify} set.
+     */
+    void announce() {
+        if (dev.ud() == null) {
+            return;
+        }
+        for (IfAddress a : dev.addresses()) {
+            if (a.address() instanceof Inet4Address ip) {
+                ArpPacket g = new ArpPacket(ArpPacket.REQUEST, dev.hw(), ip, null, ip);
+                dev.mcast().send(dev.broadcastAddr().gid(), Encap.ARP, g.encode());
+            }
+        }
+    }
+
     /** {@code arp_send(ARPOP_REPLY)}: to the requester's address, by its path. */
     void reply(ArpPacket request) {
         ArpPacket reply = new ArpPacket(ArpPacket.REPLY, dev.hw(), request.targetIp(), request.senderHw(),

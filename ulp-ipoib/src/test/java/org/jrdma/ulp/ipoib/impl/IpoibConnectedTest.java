@@ -99,6 +99,16 @@ class IpoibConnectedTest extends TwoInterfaces {
         assertEquals(0, s1.rxDropped(), s1.drops().toString());
     }
 
+    @Test
+    void aModeSwitchAnnouncesTheNewAddressSoPeersResolvedBeforeGoByRc() throws InterruptedException {
+        udpArrives(ib0, "10.0.0.1", ib1, "10.0.0.2", 1000, 1); // ARP in datagram mode: ib1 without the RC flag
+        assertEquals(0, ib0.neighbours().get(0).lladdr()[0]);
+        connected(ib0, ib1);
+        await(() -> ib0.neighbours().get(0).lladdr()[0] == (byte) 0x80, "ib1's gratuitous ARP updated ib0's entry");
+        udpArrives(ib0, "10.0.0.1", ib1, "10.0.0.2", 60_000, 2);
+        await(() -> ib0.stats().rcTxPackets() >= 1, "the large packet went by RC");
+    }
+
     private static void assertArrayEqualsQpn(IpoibInterface peer, byte[] hw) {
         byte[] mine = peer.hwAddr();
         mine[0] = 0;

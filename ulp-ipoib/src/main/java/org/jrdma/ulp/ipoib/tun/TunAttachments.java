@@ -1,0 +1,106 @@
+package org.jrdma.ulp.ipoib.tun;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jrdma.ulp.ipoib.IfAddress;
+import org.jrdma.ulp.ipoib.IpoibInterface;
+import org.jrdma.ulp.ipoib.IpoibInterfaces;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+
+/**
+ * The TUN devices attached to IPoIB interfaces ({@code ipoib attach} / {@code ipoib detach}). At most one per
+ * interface and one per TUN name. Deactivation (the bundle stopping, the ipoib client going) detaches them all, so
+ * the TUN devices leave the host with the container.
+ */
+@Component(service = TunAttachments.class)
+public class TunAttachments {
+    @Reference
+    IpoibInterfaces interfaces;
+
+    private final List<TunBridge> bridges = new ArrayList<>();
+
+    /** For DS. */
+    public TunAttachments() {
+    }
+
+    /** Outside OSGi (tests, an embedding application). */
+    public TunAttachments(IpoibInterfaces interfaces) {
+        this.interfaces = interfaces;
+    }
+
+    /** Detaches everything. */
+    public void close() {
+        deactivate();
+    }
+
+    /** One attachment as {@code ipoib show} prints it. */
+    public record Attachment(String ifName, String tunName, String netns, IfAddress address, int mtu, boolean carrier,
+            long toIbPackets, long toIbBytes, long toHostPackets, long toHostBytes, long droppedUnbound,
+            long droppedWrite) {
+    }
+
+    /**
+     * {@code ipoib attach IFACE tun NAME [netns NS] [addr A/PREFIX]}.
+     *
+     * @throws IllegalArgumentException for an unknown interface or one already attached
+     * @throws IOException when the TUN device cannot be made or configured
+     */
+    public Attachment attach(String ifName, String tunName, String netns, IfAddress address) throws IOException {
+        IpoibInterface iface = interfaces.get(ifName)
+                .orElseThrow(() -> new IllegalArgumentException("Cannot find device \"" + ifName + "\""));
+        synchronized (bridges) {
+            for (TunBridge b : bridges) {
+                if (b.ifName.equals(ifName) || b.tunName().equals(tunName)) {
+                    throw new IllegalArgumentException(ifName + " is already attached to " + b.tunName());
+                }
+            }
+            TunBridge b = TunBridge.attach(interfaces, iface, tunName, netns, address);
+            bridges.add(b);
+            return view(b);
+        }
+    }
+
+    /** {@code ipoib detach NAME} (the interface or the TUN device); false if neither is attached. */
+    public boolean detach(String name) {
+        TunBridge found = null;
+        synchronized (bridges) {
+            for (TunBridge b : bridges) {
+                if (b.ifName.equals(name) || b.tunName().equals(name)) {
+                    found = b;
+                }
+            }
+            bridges.remove(found);
+        }
+        if (found == null) {
+            return false;
+        }
+        found.close();
+        return true;
+    }
+
+    public List<Attachment> list() {
+        synchronized (bridges) {
+            return bridges.stream().map(TunAttachments::view).toList();
+        }
+    }
+
+    private static Attachment view(TunBridge b) {
+        return new Attachment(b.ifName, b.tunName(), b.netns, b.address, b.hostMtu(), b.bound() != null,
+                b.toIbPackets.sum(), b.toIbBytes.sum(), b.toHostPackets.sum(), b.toHostBytes.sum(),
+                b.droppedUnbound.sum(), b.droppedWrite.sum());
+    }
+
+    @Deactivate
+    void deactivate() {
+        List<TunBridge> all;
+        synchronized (bridges) {
+            all = new ArrayList<>(bridges);
+            bridges.clear();
+        }
+        all.forEach(TunBridge::close);
+    }
+}
