@@ -97,7 +97,7 @@ md.append(f"Written by `bench/run` on {time.strftime('%Y-%m-%d %H:%M %Z')}: **{c
           "error of a ratio is propagated from both. Raw JMH output: `loopback.json`, `rxe-bw.json`, "
           "`rxe-bw-events.json`, `rxe-pingpong.json`, `iser.json` (and `.txt`) beside this file.\n")
 stamps = []
-for part in ("loopback", "rxe", "memory", "iser", "verbs"):
+for part in ("loopback", "rxe", "memory", "iser", "verbs", "ipoib"):
     sp = os.path.join(out, f"run-{part}.txt")
     if os.path.exists(sp):
         stamps.append(f"`{part}`: {open(sp).read().strip()}")
@@ -477,6 +477,36 @@ if c0 and c1:
 else:
     md.append("Not run in this report.\n")
     goals.append((CHURN_GOAL, "not run", "-"))
+
+# ---------------------------------------------------------------- 9. IPoIB under the host's IP stack
+md.append("## 9. IPoIB: the host's ping and iperf3 through TUN devices, against a veth pair\n")
+IPOIB_GOALS = (("IPoIB connected mode iperf3 single stream >= 0.5 x veth", "connected", 0.5),
+               ("IPoIB datagram mode iperf3 single stream >= 0.2 x veth", "datagram", 0.2))
+ih = load("ipoib-host.json")
+if ih:
+    v = ih["veth"]
+    md.append("`bench/ipoib-host.py` (`ONLY=ipoib`, root): two network namespaces; the baseline is a veth pair between "
+              "them; IPoIB is one `./jrdma --transient` container with ib0 and ib1 (lo0's two ports) attached to TUN "
+              "devices moved into the namespaces (`ipoib attach`), in datagram mode (MTU 2044) and connected mode "
+              f"(MTU 65520). iperf3 single stream, {ih['runs']} runs of {ih['secs']} s (mean ± sample sd); "
+              "`ping -c 50 -i 0.05`.\n")
+    md.append("| path | iperf3 Gbit/s | ratio to veth | TCP retransmits/run | ping RTT avg (min/max) ms |")
+    md.append("|---|---:|---:|---:|---:|")
+    for name in ("veth", "datagram", "connected"):
+        x = ih[name]
+        r, re_ = ratio(x["gbps"], x["gbps_sd"], v["gbps"], v["gbps_sd"])
+        t = x["rtt_ms"]
+        md.append(f"| {name} | {fmt_pm(x['gbps'], x['gbps_sd'])} | {fmt_pm(r, re_, '{:.3f}')} | "
+                  f"{x['retransmits']:.0f} | {t['avg']:.3f} ({t['min']:.3f}/{t['max']:.3f}) |")
+    md.append("")
+    for goal, name, at in IPOIB_GOALS:
+        x = ih[name]
+        r, re_ = ratio(x["gbps"], x["gbps_sd"], v["gbps"], v["gbps_sd"])
+        goals.append((goal, fmt_pm(r, re_, '{:.3f}'), verdict(r, re_, at, True)))
+else:
+    md.append("Not run in this report.\n")
+    for goal, *_ in IPOIB_GOALS:
+        goals.append((goal, "not run", "-"))
 
 # ---------------------------------------------------------------- goals and bounds
 g = ["## Goals\n", "| goal | measured (ratio, or size) | |", "|---|---|---|"]

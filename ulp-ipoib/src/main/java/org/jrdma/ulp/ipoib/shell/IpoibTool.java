@@ -2,8 +2,6 @@ package org.jrdma.ulp.ipoib.shell;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.List;
 
 import org.jrdma.ulp.ipoib.IfAddress;
@@ -53,7 +51,7 @@ final class IpoibTool {
             switch (a.get(i)) {
                 case "netns" -> netns = v;
                 case "addr" -> {
-                    addr = address(v);
+                    addr = TunAttachments.parseAddress(v);
                     if (addr == null) {
                         return fail("ipoib attach: \"" + v + "\" is not an IPv4 address/prefix", 2);
                     }
@@ -69,18 +67,6 @@ final class IpoibTool {
             return 0;
         } catch (IllegalArgumentException | IllegalStateException | IOException e) {
             return fail("ipoib attach: " + e.getMessage(), 1);
-        }
-    }
-
-    private static IfAddress address(String v) {
-        int slash = v.indexOf('/');
-        if (slash < 0 || !v.substring(0, slash).matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
-            return null;
-        }
-        try {
-            return new IfAddress(InetAddress.getByName(v.substring(0, slash)), Integer.parseInt(v.substring(slash + 1)));
-        } catch (UnknownHostException | IllegalArgumentException e) {
-            return null;
         }
     }
 

@@ -1,6 +1,8 @@
 package org.jrdma.ulp.ipoib.tun;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -52,13 +54,26 @@ public class TunAttachments {
     public Attachment attach(String ifName, String tunName, String netns, IfAddress address) throws IOException {
         IpoibInterface iface = interfaces.get(ifName)
                 .orElseThrow(() -> new IllegalArgumentException("Cannot find device \"" + ifName + "\""));
+        return attach(ifName, iface, tunName, netns, address);
+    }
+
+    /**
+     * As {@link #attach(String, String, String, IfAddress)}, for a configuration: the interface need not exist yet
+     * (the TUN device waits for it with its carrier off).
+     */
+    Attachment attachWhenReady(String ifName, String tunName, String netns, IfAddress address) throws IOException {
+        return attach(ifName, interfaces.get(ifName).orElse(null), tunName, netns, address);
+    }
+
+    private Attachment attach(String ifName, IpoibInterface iface, String tunName, String netns, IfAddress address)
+            throws IOException {
         synchronized (bridges) {
             for (TunBridge b : bridges) {
                 if (b.ifName.equals(ifName) || b.tunName().equals(tunName)) {
                     throw new IllegalArgumentException(ifName + " is already attached to " + b.tunName());
                 }
             }
-            TunBridge b = TunBridge.attach(interfaces, iface, tunName, netns, address);
+            TunBridge b = TunBridge.attach(interfaces, ifName, iface, tunName, netns, address);
             bridges.add(b);
             return view(b);
         }
@@ -80,6 +95,19 @@ public class TunAttachments {
         }
         found.close();
         return true;
+    }
+
+    /** {@code A.B.C.D/PREFIX} as {@code ip addr} takes it; null if it is not one. */
+    public static IfAddress parseAddress(String v) {
+        int slash = v.indexOf('/');
+        if (slash < 0 || !v.substring(0, slash).matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+            return null;
+        }
+        try {
+            return new IfAddress(InetAddress.getByName(v.substring(0, slash)), Integer.parseInt(v.substring(slash + 1)));
+        } catch (UnknownHostException | IllegalArgumentException e) {
+            return null;
+        }
     }
 
     public List<Attachment> list() {

@@ -22,6 +22,8 @@ final class TunBridge implements IpoibReceiver {
     private static final System.Logger LOG = System.getLogger("org.jrdma.ulp.ipoib");
     /** How often the reading thread looks at the binding and the MTU, and how soon it notices a detach. */
     private static final int WATCH_MS = 100;
+    /** The MTU a TUN device starts with before its interface exists (datagram mode's). */
+    private static final int DATAGRAM_MTU = 2044;
 
     final String ifName;
     final String netns;
@@ -54,23 +56,28 @@ final class TunBridge implements IpoibReceiver {
     }
 
     /**
-     * Creates the TUN device, configures its host side, binds it to the interface and starts forwarding.
+     * Creates the TUN device, configures its host side, binds it to the interface (or, null, to the interface of that
+     * name once it comes) and starts forwarding.
      *
      * @throws IOException when the device cannot be made or configured (nothing is left behind)
      */
-    static TunBridge attach(IpoibInterfaces interfaces, IpoibInterface iface, String tunName, String netns,
-            IfAddress address) throws IOException {
+    static TunBridge attach(IpoibInterfaces interfaces, String ifName, IpoibInterface iface, String tunName,
+            String netns, IfAddress address) throws IOException {
         TunDevice tun = TunDevice.open(tunName);
-        TunBridge b = new TunBridge(interfaces, iface.name(), tun, netns, address);
+        TunBridge b = new TunBridge(interfaces, ifName, tun, netns, address);
         try {
-            b.hostMtu = iface.mtu();
+            b.hostMtu = iface != null ? iface.mtu() : DATAGRAM_MTU;
             b.host.configure(b.hostMtu, address == null ? null
                     : address.address().getHostAddress() + "/" + address.prefix());
         } catch (IOException | RuntimeException e) {
             tun.close();
             throw e;
         }
-        b.bind(iface);
+        if (iface != null) {
+            b.bind(iface);
+        } else {
+            tun.setCarrier(false);
+        }
         b.thread.start();
         return b;
     }
