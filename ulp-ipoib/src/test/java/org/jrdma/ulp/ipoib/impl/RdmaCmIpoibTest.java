@@ -24,6 +24,7 @@ import org.jrdma.ib.cm.impl.RdmaCmService;
 import org.jrdma.ib.cm.tools.Rping;
 import org.jrdma.ib.core.Errno;
 import org.jrdma.ib.core.VerbsException;
+import org.jrdma.perftest.Perftest;
 import org.jrdma.ulp.ipoib.Neighbour;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The RDMA CM over IPoIB addresses (Linux's {@code addr.c} over ib_ipoib): an RDMA CM with the interfaces' resolver,
  * ib0 10.0.0.1/24 on the first device, ib1 10.0.0.2/24 on the second, the SA on the first. {@code rping} between the
- * two, and what each step resolves to.
+ * two, {@code ib_write_bw -R}, and what each step resolves to.
  */
 class RdmaCmIpoibTest extends TwoInterfaces {
     RdmaCmService cm;
@@ -50,9 +51,9 @@ class RdmaCmIpoibTest extends TwoInterfaces {
 
     @Test
     void rpingBetweenIpoibAddressesVerifiesItsData() throws Exception {
-        Run server = Run.start(cm, "-s", "-a", "10.0.0.1", "-C", "10", "-S", "4096", "-V", "-v");
+        Run server = Run.start((o, e) -> Rping.run(cm, o, e, "-s", "-a", "10.0.0.1", "-C", "10", "-S", "4096", "-V", "-v"));
         IpoibFixture.await(() -> IbCmIds.listening(cm, Rping.PORT) || server.done.isDone(), "rping server listening");
-        Run client = Run.start(cm, "-c", "-a", "10.0.0.1", "-C", "10", "-S", "4096", "-V", "-v");
+        Run client = Run.start((o, e) -> Rping.run(cm, o, e, "-c", "-a", "10.0.0.1", "-C", "10", "-S", "4096", "-V", "-v"));
         assertEquals(0, client.status(), "client: " + client);
         assertEquals(0, server.status(), "server: " + server);
         assertTrue(client.out().contains("ping data: rdma-ping-0: "), client.out());
@@ -60,6 +61,19 @@ class RdmaCmIpoibTest extends TwoInterfaces {
         Neighbour n = ib1.neighbours().stream().filter(x -> x.address().equals(ip("10.0.0.1"))).findFirst().orElseThrow();
         assertEquals(Neighbour.State.REACHABLE, n.state(), "the client on ib1 found 10.0.0.1 by ARP");
         IpoibFixture.await(() -> IbCmIds.rdmaIds(cm) == 0, "both rpings' ids destroyed");
+    }
+
+    /** perftest's {@code -R}: the side channel and the test QP both connect through the RDMA CM to 10.0.0.1. */
+    @Test
+    void writeBwOverRdmaCmBetweenIpoibAddresses() throws Exception {
+        Perftest bw = Perftest.named("ib_write_bw");
+        Run server = Run.start((o, e) -> bw.run(ib.core(), cm, o, e, "-R", "-n", "100", "-s", "8192"));
+        IpoibFixture.await(() -> IbCmIds.listening(cm, 18515) || server.done.isDone(), "ib_write_bw server listening");
+        Run client = Run.start((o, e) -> bw.run(ib.core(), cm, o, e, "-R", "-n", "100", "-s", "8192", "10.0.0.1"));
+        assertEquals(0, client.status(), "client: " + client);
+        assertEquals(0, server.status(), "server: " + server);
+        assertTrue(client.out().contains("\n 8192       100 "), client.out());
+        IpoibFixture.await(() -> IbCmIds.rdmaIds(cm) == 0, "both sides' ids destroyed");
     }
 
     @Test
@@ -107,14 +121,19 @@ class RdmaCmIpoibTest extends TwoInterfaces {
         }
     }
 
-    /** One rping run on its own thread, its output kept. */
+    /** A tool's main: its exit status. */
+    interface Tool {
+        int run(PrintStream out, PrintStream err);
+    }
+
+    /** One tool run on its own thread, its output kept. */
     record Run(CompletableFuture<Integer> done, ByteArrayOutputStream o, ByteArrayOutputStream e) {
-        static Run start(RdmaCmService cm, String... args) {
+        static Run start(Tool tool) {
             ByteArrayOutputStream o = new ByteArrayOutputStream();
             ByteArrayOutputStream e = new ByteArrayOutputStream();
             PrintStream out = new PrintStream(o, true, StandardCharsets.ISO_8859_1);
             PrintStream err = new PrintStream(e, true, StandardCharsets.ISO_8859_1);
-            return new Run(CompletableFuture.supplyAsync(() -> Rping.run(cm, out, err, args)), o, e);
+            return new Run(CompletableFuture.supplyAsync(() -> tool.run(out, err)), o, e);
         }
 
         int status() throws Exception {
