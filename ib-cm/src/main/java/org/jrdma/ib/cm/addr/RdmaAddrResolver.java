@@ -31,7 +31,8 @@ public interface RdmaAddrResolver {
      * @param src       the source address, or null / a wildcard address to let routing pick it
      * @param timeoutMs how long the neighbour may take ({@code rdma_resolve_addr}'s timeout)
      * @return null if no interface of this resolver routes to {@code dst}; else the result, completed on no
-     *         particular thread
+     *         particular thread, and always completed: by {@code timeoutMs} at the latest, sooner with ENODEV if the
+     *         interface goes away (the RDMA CM id waits in ADDR_QUERY until then)
      */
     CompletableFuture<RdmaDevAddr> resolveIp(InetAddress src, InetAddress dst, int timeoutMs);
 }

@@ -58,6 +58,10 @@ final class CmaResolver {
             }
             at(id, ep);
         }
+        if (id.boundPort != 0) { // the implicit bind of a resolveAddr that failed (the id went back to IDLE)
+            cm.ports.release(id.ps, id.boundPort, id);
+            id.boundPort = 0;
+        }
         int port = addr.getPort() != 0 ? cm.ports.reserve(id.ps, addr.getPort(), id) : cm.ports.reserveEphemeral(id.ps, id);
         id.boundPort = port;
         id.local = new InetSocketAddress(ip, port);
