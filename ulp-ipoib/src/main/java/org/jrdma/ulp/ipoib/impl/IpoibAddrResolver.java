@@ -49,7 +49,7 @@ final class IpoibAddrResolver implements RdmaAddrResolver {
             return CompletableFuture.failedFuture(new VerbsException(Errno.ENETUNREACH,
                     out.name() + ": " + to.getHostAddress() + " is not on-link"));
         }
-        return out.resolveNeighbour(to, timeoutMs).thenApply(hw -> devAddr(out, from, hw));
+        return out.neighbourTable().resolve(to, timeoutMs).thenApply(hw -> devAddr(out, from, hw));
     }
 
     /** The interface with {@code ip} among its addresses ({@code __ip_dev_find}), or null. */

@@ -1,6 +1,5 @@
 package org.jrdma.ulp.ipoib.impl;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -9,7 +8,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jrdma.ib.cm.ib.IbCm;
-import org.jrdma.ib.core.Errno;
 import org.jrdma.ib.core.EventType;
 import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.IbClient;
@@ -18,7 +16,6 @@ import org.jrdma.ib.core.Mtu;
 import org.jrdma.ib.core.PortState;
 import org.jrdma.ib.core.QpAttr;
 import org.jrdma.ib.core.QpState;
-import org.jrdma.ib.core.VerbsException;
 import org.jrdma.ib.mad.sa.MCMemberRecord;
 import org.jrdma.ib.mad.sa.PathRecord;
 import org.jrdma.ib.mad.sa.SaClient;
@@ -188,30 +185,9 @@ public final class IpoibNetdev implements IpoibInterface {
         return addresses.isLocal(ip);
     }
 
-    /**
-     * The RDMA CM's neighbour step ({@code rdma_resolve_ip}): {@code ip}'s hardware address from the ARP table,
-     * asked for if need be; fails with ETIMEDOUT after {@code timeoutMs} without an answer ({@code process_one_req}),
-     * ENODEV if the interface goes away.
-     */
-    CompletableFuture<HwAddr> resolveNeighbour(Inet4Address ip, int timeoutMs) {
-        CompletableFuture<HwAddr> f = new CompletableFuture<>();
-        // not run(): its task is skipped once closing, and this future must still complete
-        boolean queued = exec.execute(() -> {
-            if (closing) {
-                f.completeExceptionally(new VerbsException(Errno.ENODEV, name + " is going away"));
-                return;
-            }
-            neighbours.resolve(ip, f);
-            if (!f.isDone()) {
-                Future<?> timer = schedule(() -> f.completeExceptionally(new VerbsException(Errno.ETIMEDOUT,
-                        name + ": no ARP answer from " + ip.getHostAddress() + " in " + timeoutMs + " ms")), timeoutMs);
-                f.whenComplete((hw, ex) -> timer.cancel(false));
-            }
-        });
-        if (!queued) {
-            f.completeExceptionally(new VerbsException(Errno.ENODEV, name + " is gone"));
-        }
-        return f;
+    /** Runs {@code task} on the interface's thread even while it closes (the task checks {@link #closing}). */
+    boolean runWhileClosing(Runnable task) {
+        return exec.execute(task);
     }
 
     // ---- the interface's thread ----

@@ -70,11 +70,37 @@ final class Neighbours {
     }
 
     /**
+     * The RDMA CM's neighbour step ({@code rdma_resolve_ip}): {@code ip}'s hardware address, asked for if need be,
+     * from any thread; fails with ETIMEDOUT after {@code timeoutMs} without an answer ({@code process_one_req}), ENODEV
+     * if the interface goes away (so the future always completes).
+     */
+    CompletableFuture<HwAddr> resolve(Inet4Address ip, int timeoutMs) {
+        CompletableFuture<HwAddr> f = new CompletableFuture<>();
+        // not dev.run(): its task is skipped once closing, and this future must still complete
+        boolean queued = dev.runWhileClosing(() -> {
+            if (dev.closing()) {
+                f.completeExceptionally(new VerbsException(Errno.ENODEV, dev.name() + " is going away"));
+                return;
+            }
+            resolve(ip, f);
+            if (!f.isDone()) {
+                Future<?> timer = dev.schedule(() -> f.completeExceptionally(new VerbsException(Errno.ETIMEDOUT,
+                        dev.name() + ": no ARP answer from " + ip.getHostAddress() + " in " + timeoutMs + " ms")), timeoutMs);
+                f.whenComplete((hw, ex) -> timer.cancel(false));
+            }
+        });
+        if (!queued) {
+            f.completeExceptionally(new VerbsException(Errno.ENODEV, dev.name() + " is gone"));
+        }
+        return f;
+    }
+
+    /**
      * {@code addr.c}'s {@code dst_fetch_ha}: the neighbour's address at once when REACHABLE; else the request goes out
      * as for a packet ({@code neigh_event_send}) and {@code done} completes with the answer. A neighbour that never
      * answers leaves {@code done} to its caller's timeout (Linux keeps waiting until then, FAILED or not).
      */
-    void resolve(Inet4Address ip, CompletableFuture<HwAddr> done) {
+    private void resolve(Inet4Address ip, CompletableFuture<HwAddr> done) {
         Entry e = table.get(ip);
         if (e != null && e.state == Neighbour.State.REACHABLE) {
             done.complete(e.hw);
