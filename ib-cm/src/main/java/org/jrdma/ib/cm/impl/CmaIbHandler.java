@@ -7,6 +7,7 @@ import java.util.List;
 import org.jrdma.ib.cm.RdmaCmEvent;
 import org.jrdma.ib.cm.RdmaCmEventType;
 import org.jrdma.ib.cm.RdmaConnParam;
+import org.jrdma.ib.cm.addr.RdmaDevAddr;
 import org.jrdma.ib.cm.ib.IbCmEvent;
 import org.jrdma.ib.cm.ib.IbCmEventType;
 import org.jrdma.ib.cm.ib.IbCmHandler;
@@ -92,7 +93,7 @@ final class CmaIbHandler implements IbCmHandler {
                 return -1;
             }
             IbDevice dev = ib.device();
-            CmaRoute.Endpoint here = CmaRoute.find(List.of(dev), hdr.dstAddr());
+            CmaRoute.Endpoint here = localOn(dev, hdr.dstAddr());
             if (here == null || listener.destroyed || listener.sidr != sidr || !listensOn(listener, hdr.dstAddr(), dev)) {
                 // a listener on the service ID, but none for this address
                 cm.counters.count(sidr ? CmCounter.SIDR_NO_LISTENER : CmCounter.REJ_NO_LISTENER);
@@ -119,6 +120,20 @@ final class CmaIbHandler implements IbCmHandler {
         }
         cm.events.dispatch(conn, new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, conn, listener, 0, p));
         return 0;
+    }
+
+    /**
+     * Where the CMA header's destination address is on {@code dev} ({@code cma_ib_id_from_event} with
+     * {@code ib_get_net_dev_by_params}): an interface's address (IPoIB) on one of the device's ports, else a GID
+     * of the device's (RoCE addresses, GIDs as IPv6); null if neither.
+     */
+    private CmaRoute.Endpoint localOn(IbDevice dev, InetAddress dst) {
+        RdmaDevAddr netdev = cm.addrs.translate(dst);
+        if (netdev != null) {
+            CmaRoute.Endpoint ep = CmaAddrResolvers.endpoint(netdev);
+            return ep != null && ep.device() == dev ? ep : null;
+        }
+        return CmaRoute.find(List.of(dev), dst);
     }
 
     /** Whether {@code l} takes requests to {@code dst} on {@code dev}: a wildcard listener, or one bound there. */

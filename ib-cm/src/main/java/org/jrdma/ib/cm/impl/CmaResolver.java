@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionException;
 
 import org.jrdma.ib.cm.RdmaCmEvent;
 import org.jrdma.ib.cm.RdmaCmEventType;
+import org.jrdma.ib.cm.addr.RdmaDevAddr;
 import org.jrdma.ib.cm.ib.IbCmPath;
 import org.jrdma.ib.core.Errno;
 import org.jrdma.ib.core.Gid;
@@ -20,10 +21,13 @@ import org.jrdma.ib.mad.sa.SaException;
 /**
  * Binding, address and route resolution of {@code cma.c} ({@code rdma_bind_addr}, {@code rdma_resolve_addr},
  * {@code rdma_resolve_route}): where an id is (device, port, GID) and its route to the peer, an
- * {@link IbCmPath} (RoCE: from the GIDs and the port; InfiniBand: the SA's PathRecord). The address lookups
- * themselves are {@link CmaRoute}'s.
+ * {@link IbCmPath} (RoCE: from the GIDs and the port; InfiniBand: the SA's PathRecord). IP addresses are first
+ * asked of the network interfaces on RDMA ports ({@link CmaAddrResolvers}: IPoIB's addresses and ARP), then
+ * looked up in the GID tables and the host's routes ({@link CmaRoute}).
  */
 final class CmaResolver {
+    /** rdma_resolve_addr's timeout when the consumer gives none (rping's). */
+    static final int DEFAULT_TIMEOUT_MS = 2000;
     private final RdmaCmService cm;
     private final IbCore core;
 
@@ -43,11 +47,20 @@ final class CmaResolver {
     void bindLocked(CmaId id, InetSocketAddress addr) {
         InetAddress ip = addr.getAddress();
         if (ip != null && !ip.isAnyLocalAddress()) {
-            CmaRoute.Endpoint ep = CmaRoute.find(core.devices(), ip);
+            RdmaDevAddr netdev = cm.addrs.translate(ip);
+            CmaRoute.Endpoint ep = netdev != null ? CmaAddrResolvers.endpoint(netdev) : CmaRoute.find(core.devices(), ip);
+            if (ep == null && netdev != null) {
+                // cma_acquire_dev_by_src_ip: the interface is there, its port is not usable
+                throw new VerbsException(Errno.ENODEV, "rdma_bind_addr: " + netdev.netdev() + "'s port is not active");
+            }
             if (ep == null) {
                 throw new VerbsException(Errno.EADDRNOTAVAIL, "rdma_bind_addr: no RDMA device has " + ip.getHostAddress());
             }
             at(id, ep);
+        }
+        if (id.boundPort != 0) { // the implicit bind of a resolveAddr that failed (the id went back to IDLE)
+            cm.ports.release(id.ps, id.boundPort, id);
+            id.boundPort = 0;
         }
         int port = addr.getPort() != 0 ? cm.ports.reserve(id.ps, addr.getPort(), id) : cm.ports.reserveEphemeral(id.ps, id);
         id.boundPort = port;
@@ -66,6 +79,7 @@ final class CmaResolver {
         if (dst == null || dst.getAddress() == null) {
             throw new VerbsException(Errno.EINVAL, "rdma_resolve_addr: no destination");
         }
+        InetAddress from;
         synchronized (cm.lock) {
             RdmaCmService.require(id, CmState.Call.RESOLVE_ADDR);
             if (id.state == CmState.IDLE) {
@@ -73,6 +87,14 @@ final class CmaResolver {
             }
             id.state = CmState.ADDR_QUERY;
             id.remote = dst;
+            from = id.local.getAddress();
+        }
+        // addr.c over the interfaces on RDMA ports (IPoIB: route, then ARP); outside the lock, answers come later
+        CompletableFuture<RdmaDevAddr> viaNetdev = cm.addrs.resolve(from == null || from.isAnyLocalAddress() ? null : from,
+                dst.getAddress(), timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT_MS);
+        if (viaNetdev != null) {
+            viaNetdev.whenComplete((a, ex) -> cm.events.deliver(id, () -> addrResolved(id, a, ex)));
+            return;
         }
         cm.events.deliver(id, () -> {
             if (id.state != CmState.ADDR_QUERY) {
@@ -87,6 +109,41 @@ final class CmaResolver {
             id.state = CmState.ADDR_RESOLVED;
             return new RdmaCmEvent(RdmaCmEventType.ADDR_RESOLVED, id, null, 0, null);
         });
+    }
+
+    /**
+     * {@code addr_handler}: the interface's answer. An unbound id takes the interface's port and source address
+     * ({@code cma_acquire_dev_by_src_ip}: -ENODEV if the port is no longer usable); the destination GID is the one
+     * in the neighbour's hardware address. A failed resolution is ADDR_ERROR with its errno.
+     */
+    private RdmaCmEvent addrResolved(CmaId id, RdmaDevAddr a, Throwable ex) {
+        if (id.state != CmState.ADDR_QUERY) {
+            return null;
+        }
+        int status = ex != null ? errno(ex, Errno.EINVAL) : 0;
+        if (status == 0 && id.device == null) {
+            CmaRoute.Endpoint ep = CmaAddrResolvers.endpoint(a);
+            if (ep == null) {
+                status = -Errno.ENODEV.value();
+            } else {
+                at(id, ep);
+                id.local = new InetSocketAddress(a.srcIp(), id.local.getPort());
+            }
+        }
+        if (status != 0) {
+            id.state = id.device != null ? CmState.ADDR_BOUND : CmState.IDLE;
+            return new RdmaCmEvent(RdmaCmEventType.ADDR_ERROR, id, null, status, null);
+        }
+        id.dgid = a.dgid();
+        id.state = CmState.ADDR_RESOLVED;
+        return new RdmaCmEvent(RdmaCmEventType.ADDR_RESOLVED, id, null, 0, null);
+    }
+
+    /** The negative errno a failed future carries ({@link VerbsException}, {@link SaException}), else {@code dflt}. */
+    static int errno(Throwable ex, Errno dflt) {
+        Throwable c = ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
+        return c instanceof SaException se ? se.errno()
+                : c instanceof VerbsException ve ? -ve.errno().value() : -dflt.value();
     }
 
     /**
@@ -163,9 +220,7 @@ final class CmaResolver {
                 return null;
             }
             if (ex != null) {
-                Throwable c = ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
-                int status = c instanceof SaException se ? se.errno()
-                        : c instanceof VerbsException ve ? -ve.errno().value() : -Errno.EINVAL.value();
+                int status = errno(ex, Errno.EINVAL);
                 cm.counters.count(CmCounter.ROUTE_ERROR);
                 id.state = CmState.ADDR_RESOLVED;
                 return new RdmaCmEvent(RdmaCmEventType.ROUTE_ERROR, id, null, status, null);

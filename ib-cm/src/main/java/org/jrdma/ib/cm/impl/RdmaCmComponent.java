@@ -4,6 +4,7 @@ import org.jrdma.ib.cm.RdmaCm;
 import org.jrdma.ib.cm.RdmaCmEventHandler;
 import org.jrdma.ib.cm.RdmaCmId;
 import org.jrdma.ib.cm.RdmaPortSpace;
+import org.jrdma.ib.cm.addr.RdmaAddrResolver;
 import org.jrdma.ib.cm.ib.IbCm;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.mad.sa.SaClient;
@@ -18,7 +19,8 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 /**
  * The RDMA CM service: an {@link RdmaCmService} over the IB CM service for as long as ib-core is here. The
  * {@link SaClient} (optional, dynamic) resolves routes on InfiniBand ports; without one they fail with
- * ROUTE_ERROR -ENODEV, RoCE needs none.
+ * ROUTE_ERROR -ENODEV, RoCE needs none. {@link RdmaAddrResolver}s (IPoIB's interfaces) resolve IP addresses on
+ * InfiniBand ports.
  */
 @Component(service = RdmaCm.class)
 public class RdmaCmComponent implements RdmaCm {
@@ -37,6 +39,17 @@ public class RdmaCmComponent implements RdmaCm {
 
     void unsetSaClient(SaClient sa) {
         cm.saClientGone(sa);
+    }
+
+    /** The interfaces on RDMA ports that resolve IP addresses (ulp-ipoib's), whiteboard. */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void addAddrResolver(RdmaAddrResolver r) {
+        cm.addAddrResolver(r);
+    }
+
+    void removeAddrResolver(RdmaAddrResolver r) {
+        cm.removeAddrResolver(r);
     }
 
     @Override

@@ -15,6 +15,7 @@ import org.jrdma.ib.cm.RdmaCmEventType;
 import org.jrdma.ib.cm.RdmaCmId;
 import org.jrdma.ib.cm.RdmaConnParam;
 import org.jrdma.ib.cm.RdmaPortSpace;
+import org.jrdma.ib.cm.addr.RdmaAddrResolver;
 import org.jrdma.ib.cm.ib.IbCm;
 import org.jrdma.ib.cm.ib.IbCmId;
 import org.jrdma.ib.core.Errno;
@@ -60,6 +61,8 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
     final CmaResolver resolver;
     final CmaConnect conn;
     final PortSpaces ports = new PortSpaces();
+    /** The network interfaces on RDMA ports (IPoIB) that own and resolve IP addresses, asked before the GID tables. */
+    final CmaAddrResolvers addrs = new CmaAddrResolvers();
     final List<CmaId> listeners = new ArrayList<>();
     final List<CmaId> ids = new ArrayList<>();
     final CmCounter.Counters counters = new CmCounter.Counters();
@@ -102,6 +105,18 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
         if (sa == gone) {
             sa = null;
         }
+    }
+
+    /**
+     * Adds an address resolver ({@code addr.c}'s view of the interfaces on RDMA ports, e.g. IPoIB's): binding,
+     * address resolution and incoming requests ask it first.
+     */
+    public void addAddrResolver(RdmaAddrResolver r) {
+        addrs.add(r);
+    }
+
+    public void removeAddrResolver(RdmaAddrResolver r) {
+        addrs.remove(r);
     }
 
     // ------------------------------------------------------------------ devices

@@ -96,6 +96,11 @@ public final class IpoibClient implements IbClient, IpoibInterfaces {
         }
     }
 
+    /** The interfaces with their implementation type (the address resolver's view). */
+    List<IpoibNetdev> netdevs() {
+        return List.copyOf(netdevs);
+    }
+
     @Override
     public List<IpoibInterface> list() {
         return List.copyOf(netdevs);

@@ -1,8 +1,12 @@
 package org.jrdma.ulp.ipoib.impl;
 
+import java.net.InetAddress;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
+import org.jrdma.ib.cm.addr.RdmaAddrResolver;
+import org.jrdma.ib.cm.addr.RdmaDevAddr;
 import org.jrdma.ib.cm.ib.IbCm;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.mad.sa.SaClient;
@@ -19,11 +23,12 @@ import org.osgi.service.metatype.annotations.Designate;
  * The ipoib module: registers {@link IpoibClient} with ib-core while the SA client is there, and publishes the
  * interfaces. Configuration {@value #PID} (optional): the ring sizes, as ib_ipoib's module parameters, and connected
  * mode's settings (the mode new interfaces start in, the idle timeout, the datagram fallback). Stopping the bundle
- * removes every interface (ib-core calls {@code remove} per device).
+ * removes every interface (ib-core calls {@code remove} per device). It is also the RDMA CM's
+ * {@link RdmaAddrResolver} for the interfaces' addresses (whiteboard: ib-cm takes every one registered).
  */
-@Component(service = IpoibInterfaces.class, configurationPid = IpoibComponent.PID)
+@Component(service = { IpoibInterfaces.class, RdmaAddrResolver.class }, configurationPid = IpoibComponent.PID)
 @Designate(ocd = IpoibConfig.class)
-public class IpoibComponent implements IpoibInterfaces {
+public class IpoibComponent implements IpoibInterfaces, RdmaAddrResolver {
     public static final String PID = "org.jrdma.ulp.ipoib";
 
     @Reference
@@ -34,6 +39,7 @@ public class IpoibComponent implements IpoibInterfaces {
     IbCm ibCm;
 
     private IpoibClient client;
+    private IpoibAddrResolver addrs;
 
     @Activate
     void activate(IpoibConfig config) {
@@ -43,6 +49,7 @@ public class IpoibComponent implements IpoibInterfaces {
         }
         CmOptions cm = new CmOptions(mode, config.cmRxTimeout() * 1000L, config.cmFallback() * 1000L);
         client = new IpoibClient(sa, ibCm, cm, config.sendQueueSize(), config.recvQueueSize());
+        addrs = new IpoibAddrResolver(client);
         core.registerClient(client);
     }
 
@@ -59,5 +66,15 @@ public class IpoibComponent implements IpoibInterfaces {
     @Override
     public Optional<IpoibInterface> get(String name) {
         return client.get(name);
+    }
+
+    @Override
+    public RdmaDevAddr translateIp(InetAddress ip) {
+        return addrs.translateIp(ip);
+    }
+
+    @Override
+    public CompletableFuture<RdmaDevAddr> resolveIp(InetAddress src, InetAddress dst, int timeoutMs) {
+        return addrs.resolveIp(src, dst, timeoutMs);
     }
 }

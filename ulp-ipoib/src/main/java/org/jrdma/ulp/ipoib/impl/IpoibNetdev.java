@@ -185,6 +185,11 @@ public final class IpoibNetdev implements IpoibInterface {
         return addresses.isLocal(ip);
     }
 
+    /** Runs {@code task} on the interface's thread even while it closes (the task checks {@link #closing}). */
+    boolean runWhileClosing(Runnable task) {
+        return exec.execute(task);
+    }
+
     // ---- the interface's thread ----
 
     /** Runs {@code task} on the interface's thread; false once it is gone. */

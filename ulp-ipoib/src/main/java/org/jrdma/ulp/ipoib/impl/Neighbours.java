@@ -5,9 +5,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 
+import org.jrdma.ib.core.Errno;
+import org.jrdma.ib.core.VerbsException;
 import org.jrdma.ib.mad.sa.PathRecord;
 import org.jrdma.ulp.ipoib.IfAddress;
 import org.jrdma.ulp.ipoib.Neighbour;
@@ -18,7 +21,8 @@ import org.jrdma.ulp.ipoib.impl.Counters.Drop;
  * uses it): a destination without an entry gets one INCOMPLETE, its packets wait (up to {@value #MAX_QUEUE_BYTES}
  * bytes, the oldest dropped first: {@code unres_qlen_bytes}'s default, {@code SK_WMEM_MAX}) while a request is broadcast every {@value #RETRANS_MS} ms, at most
  * {@value #PROBES} times ({@code mcast_solicit}); then the entry is FAILED and its packets are dropped. A reply or
- * a request for one of our addresses makes the sender REACHABLE. No aging (REACHABLE stays). Mutated only on the
+ * a request for one of our addresses makes the sender REACHABLE. The RDMA CM's address resolution waits on an entry
+ * as a packet does ({@link #resolve}). No aging (REACHABLE stays). Mutated only on the
  * interface's thread; {@link #list} reads from any.
  */
 final class Neighbours {
@@ -29,6 +33,8 @@ final class Neighbours {
     private static final class Entry {
         final Inet4Address ip;
         final ArrayDeque<byte[]> queue = new ArrayDeque<>();
+        /** The RDMA CM's address resolutions waiting for the answer ({@code addr.c}'s requests). */
+        final List<CompletableFuture<HwAddr>> waiters = new ArrayList<>();
         int queuedBytes;
         volatile HwAddr hw;
         volatile Neighbour.State state = Neighbour.State.INCOMPLETE;
@@ -54,17 +60,65 @@ final class Neighbours {
             dev.txPath().unicast(e.hw, Encap.IPV4, packet);
             return;
         }
-        if (e == null || e.state == Neighbour.State.FAILED) {
-            e = new Entry(ip);
-            table.put(ip, e);
-            probe(e);
-        }
+        e = unresolved(ip, e);
         while (!e.queue.isEmpty() && e.queuedBytes + packet.length > MAX_QUEUE_BYTES) {
             e.queuedBytes -= e.queue.poll().length;
             dev.counters().drop(Drop.TX_UNRESOLVED);
         }
         e.queue.add(packet);
         e.queuedBytes += packet.length;
+    }
+
+    /**
+     * The RDMA CM's neighbour step ({@code rdma_resolve_ip}): {@code ip}'s hardware address, asked for if need be,
+     * from any thread; fails with ETIMEDOUT after {@code timeoutMs} without an answer ({@code process_one_req}), ENODEV
+     * if the interface goes away (so the future always completes).
+     */
+    CompletableFuture<HwAddr> resolve(Inet4Address ip, int timeoutMs) {
+        CompletableFuture<HwAddr> f = new CompletableFuture<>();
+        // not dev.run(): its task is skipped once closing, and this future must still complete
+        boolean queued = dev.runWhileClosing(() -> {
+            if (dev.closing()) {
+                f.completeExceptionally(new VerbsException(Errno.ENODEV, dev.name() + " is going away"));
+                return;
+            }
+            resolve(ip, f);
+            if (!f.isDone()) {
+                Future<?> timer = dev.schedule(() -> f.completeExceptionally(new VerbsException(Errno.ETIMEDOUT,
+                        dev.name() + ": no ARP answer from " + ip.getHostAddress() + " in " + timeoutMs + " ms")), timeoutMs);
+                f.whenComplete((hw, ex) -> timer.cancel(false));
+            }
+        });
+        if (!queued) {
+            f.completeExceptionally(new VerbsException(Errno.ENODEV, dev.name() + " is gone"));
+        }
+        return f;
+    }
+
+    /**
+     * {@code addr.c}'s {@code dst_fetch_ha}: the neighbour's address at once when REACHABLE; else the request goes out
+     * as for a packet ({@code neigh_event_send}) and {@code done} completes with the answer. A neighbour that never
+     * answers leaves {@code done} to its caller's timeout (Linux keeps waiting until then, FAILED or not).
+     */
+    private void resolve(Inet4Address ip, CompletableFuture<HwAddr> done) {
+        Entry e = table.get(ip);
+        if (e != null && e.state == Neighbour.State.REACHABLE) {
+            done.complete(e.hw);
+            return;
+        }
+        e = unresolved(ip, e);
+        e.waiters.removeIf(CompletableFuture::isDone); // earlier ones that timed out
+        e.waiters.add(done);
+    }
+
+    /** The entry {@code e} for {@code ip}, or (none yet, or FAILED) a new INCOMPLETE one whose probes start. */
+    private Entry unresolved(Inet4Address ip, Entry e) {
+        if (e == null || e.state == Neighbour.State.FAILED) {
+            e = new Entry(ip);
+            table.put(ip, e);
+            probe(e);
+        }
+        return e;
     }
 
     private void probe(Entry e) {
@@ -132,6 +186,10 @@ final class Neighbours {
         if (e.timer != null) {
             e.timer.cancel(false);
         }
+        for (CompletableFuture<HwAddr> w : e.waiters) {
+            w.complete(e.hw);
+        }
+        e.waiters.clear();
         byte[] p;
         e.queuedBytes = 0;
         while ((p = e.queue.poll()) != null) {
@@ -156,6 +214,10 @@ final class Neighbours {
             dev.counters().drop(why, e.queue.size());
             e.queue.clear();
             e.queuedBytes = 0;
+            for (CompletableFuture<HwAddr> w : e.waiters) {
+                w.completeExceptionally(new VerbsException(Errno.ENODEV, dev.name() + " is going away"));
+            }
+            e.waiters.clear();
             if (e.timer != null) {
                 e.timer.cancel(false);
             }

@@ -84,7 +84,7 @@ final class Ping {
             return fail("ping: " + dest + ": Name or service not known");
         }
         Optional<IpoibInterface> dev = iface != null ? interfaces.get(iface)
-                : interfaces.list().stream().filter(i -> onLinkNotOwn(i, dst)).findFirst();
+                : interfaces.route(dst);
         if (dev.isEmpty()) {
             return fail(iface != null ? "ping: SO_BINDTODEVICE " + iface + ": No such device"
                     : "ping: connect: Network is unreachable");
@@ -106,12 +106,6 @@ final class Ping {
         } finally {
             i.setReceiver(before);
         }
-    }
-
-    /** The route's interface: the destination on-link, and (one container, several interfaces) not its own. */
-    private static boolean onLinkNotOwn(IpoibInterface i, Inet4Address dst) {
-        return i.addresses().stream().anyMatch(a -> a.onLink(dst))
-                && i.addresses().stream().noneMatch(a -> a.address().equals(dst));
     }
 
     private static Inet4Address parse(String s) {

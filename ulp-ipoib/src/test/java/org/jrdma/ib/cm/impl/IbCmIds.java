@@ -1,6 +1,9 @@
 package org.jrdma.ib.cm.impl;
 
-/** What the IB CM still holds, for ipoib's leak checks (in the CM's package: its tables are package-private). */
+/**
+ * What the IB CM and the RDMA CM still hold, for ipoib's tests (in the CM's package: their tables are
+ * package-private).
+ */
 public final class IbCmIds {
     private IbCmIds() {
     }
@@ -10,5 +13,15 @@ public final class IbCmIds {
         synchronized (cm.lock) {
             return cm.ids.size();
         }
+    }
+
+    /** Whether an RDMA CM id listens on TCP port {@code port} (a server is ready). */
+    public static boolean listening(RdmaCmService cm, int port) {
+        return cm.listening(org.jrdma.ib.cm.RdmaPortSpace.TCP, port);
+    }
+
+    /** RDMA CM ids not destroyed. */
+    public static int rdmaIds(RdmaCmService cm) {
+        return cm.idCount();
     }
 }
