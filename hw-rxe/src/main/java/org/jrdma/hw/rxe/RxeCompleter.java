@@ -211,7 +211,18 @@ final class RxeCompleter {
         }
     }
 
+    /** Starts the stall clock at the first timeout without progress; true once it ran past the limit. */
+    private static boolean stalledTooLong(RxeQp qp) {
+        long now = System.nanoTime();
+        if (qp.stalledSince == 0) {
+            qp.stalledSince = now;
+            return false;
+        }
+        return RxeParams.retry7LimitNanos > 0 && now - qp.stalledSince > RxeParams.retry7LimitNanos;
+    }
+
     private static void resetRetryCounters(RxeQp qp) {
+        qp.stalledSince = 0;
         qp.compRetryCnt = qp.retryCnt();
         qp.compRnrRetry = qp.rnrRetry();
         qp.startedRetry = false;
@@ -361,11 +372,15 @@ final class RxeCompleter {
         if (qp.startedRetry && !timeout) {
             return State.DONE;
         }
+        if (timeout && qp.compRetryCnt == 7 && stalledTooLong(qp)) {
+            qp.compRetryCnt = 0; // retry_cnt 7 without progress for RETRY7_LIMIT: the peer is gone
+        }
         if (qp.compRetryCnt > 0) {
             // rxe_comp.c: retry_cnt 7 never runs out, as rnr_retry 7 (IBTA would give 7 retries). What
             // rdma-core's tools ask for (ibv_rc_pingpong, perftest use 7), and it matters: a peer that
             // stalls longer than 7 ACK timeouts (a loaded VM, measured against the Linux guest) must not
-            // kill the connection on one side only while Linux on the other keeps retrying.
+            // kill the connection on one side only while Linux on the other keeps retrying. Unlike rxe, not
+            // forever: stalledTooLong ends it after RxeParams.retry7LimitNanos (30 s) without progress.
             if (qp.compRetryCnt != 7) {
                 qp.compRetryCnt--;
             }

@@ -36,6 +36,13 @@ final class RxeParams {
     static final int MAX_PKEYS = 64;
     static final int LOCAL_CA_ACK_DELAY = 15;
     static final int MAX_INLINE_DATA = 400;
+    /**
+     * How long a QP with {@code retry_cnt} 7 retries without progress before RETRY_EXC_ERR. Linux rxe retries 7
+     * forever, so a peer that died (a node crash, a kill -9 of its JVM) hangs the sender for good; jrdma keeps rxe's
+     * patience for a slow peer (a loaded VM) but not forever. {@code -Djrdma.rxe.retry7Seconds=0}: forever, as rxe.
+     */
+    static volatile long retry7LimitNanos = java.util.concurrent.TimeUnit.SECONDS.toNanos(
+            Long.getLong("jrdma.rxe.retry7Seconds", 30)); // tests shorten it
 
     // ---- enum rxe_port_param: what query_port reports
     static final long PORT_MAX_MSG_SZ = 0x800000L;

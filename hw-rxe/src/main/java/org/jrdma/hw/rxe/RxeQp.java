@@ -80,6 +80,8 @@ public final class RxeQp extends RvtQp {
     boolean startedRetry;
     /** Consecutive ACK timeouts without progress stretch the timer by 1 << this (0..2). */
     int retryBackoff;
+    /** When the ACK timeouts without progress began (0: making progress); bounds retry_cnt 7. */
+    long stalledSince;
     boolean timeoutFired;
     long retransDeadline;
     long rnrDeadline;
@@ -207,6 +209,7 @@ public final class RxeQp extends RvtQp {
         compOpcode = -1;
         startedRetry = timeoutFired = false;
         retryBackoff = 0;
+        stalledSince = 0;
         retransDeadline = rnrDeadline = 0;
         respOpcode = -1;
         respMsn = 0;

@@ -319,6 +319,37 @@ class RxeRcTest {
         assertEquals(0, f.ra.counters().get(RxeCounter.RETRY_EXCEEDED_ERR));
     }
 
+    /**
+     * ... but not forever: a peer silent for longer than the retry_cnt-7 limit (30 s by default, 300 ms here) is
+     * gone (a crashed node, a kill -9 of its JVM), and the WQE completes RETRY_EXC_ERR instead of hanging the QP.
+     */
+    @Test
+    void retryCntSevenGivesUpOnAPeerSilentPastTheLimit() throws Exception {
+        long was = RxeParams.retry7LimitNanos;
+        RxeParams.retry7LimitNanos = 300_000_000L;
+        try {
+            f = new RxeFabric(1, 1500);
+            Side x = f.side(f.a, QpType.RC, 16, 8192);
+            Side y = f.side(f.b, QpType.RC, 16, 8192);
+            Conn c = new Conn();
+            c.retryCnt = 7;
+            c.timeout = 8; // ~1 ms
+            RxeFabric.connectBoth(x, y, c);
+            f.wire.detach(f.rb);
+            long t0 = System.nanoTime();
+            x.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                    .sgList(new Sge(x.mr.iova(), 64, x.mr.lkey())));
+            WorkCompletion w = x.next(10_000);
+            assertEquals(WcStatus.RETRY_EXC_ERR, w.status());
+            assertTrue(System.nanoTime() - t0 >= 300_000_000L, "not before the limit");
+            assertTrue(f.ra.counters().get(RxeCounter.COMPLETER_RETRY_ERR) > 7, "more than 7 retries first");
+            assertEquals(1, f.ra.counters().get(RxeCounter.RETRY_EXCEEDED_ERR));
+            assertEquals(QpState.ERR, x.qp.query().state());
+        } finally {
+            RxeParams.retry7LimitNanos = was;
+        }
+    }
+
     @Test
     void peerGoneRetryExceeded() throws Exception {
         f = new RxeFabric(1, 1500);

@@ -45,15 +45,15 @@ public class IserInitiatorComponent implements IserInitiator {
     void activate(BundleContext context, InitiatorConfig cfg) throws IOException {
         String name = cfg.initiatorName().isEmpty() ? generatedName(context.getDataFile(NAME_FILE))
                 : cfg.initiatorName();
-        transport = new RdmaIserTransport(cm, IserConnectionConfig.ofQueueDepth(cfg.cmds_max()));
+        transport = new RdmaIserTransport(cm, IserConnectionConfig.ofQueueDepth(cfg.cmds__max()));
         service = new IserInitiatorService(transport, name);
         service.defaultOptions(options(cfg));
     }
 
     static IserSessionOptions options(InitiatorConfig cfg) {
-        return IserSessionOptions.defaults().withQueue(cfg.cmds_max(), cfg.queue_depth())
-                .withTimeouts(Duration.ofSeconds(cfg.replacement_timeout()), Duration.ofSeconds(cfg.login_timeout()),
-                        Duration.ofSeconds(cfg.noop_out_interval()), Duration.ofSeconds(cfg.noop_out_timeout()));
+        return IserSessionOptions.defaults().withQueue(cfg.cmds__max(), cfg.queue__depth())
+                .withTimeouts(Duration.ofSeconds(cfg.replacement__timeout()), Duration.ofSeconds(cfg.login__timeout()),
+                        Duration.ofSeconds(cfg.noop__out__interval()), Duration.ofSeconds(cfg.noop__out__timeout()));
     }
 
     /** The name kept in {@code file} (as iscsi-iname writes it: {@code InitiatorName=...}), made on first use. */
