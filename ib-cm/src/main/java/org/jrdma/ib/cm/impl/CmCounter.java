@@ -16,7 +16,7 @@ enum CmCounter {
     /** Duplicates: a REQ, DREQ, MRA or SIDR_REQ seen before; a duplicate answered with the last reply. */
     DUP_REQ, DUP_DREQ, DUP_MRA, DUP_SIDR_REQ, DUP_ANSWERED,
     /** REJs for a REQ: from a QP already connected, to no listener, of a transport other than RC, with a bad CMA header. */
-    REJ_STALE_CONN, REJ_NO_LISTENER, REJ_BAD_TRANSPORT, REJ_BAD_CMA_HEADER,
+    REJ_STALE_CONN, REJ_NO_LISTENER, REJ_BACKLOG, REJ_BAD_TRANSPORT, REJ_BAD_CMA_HEADER,
     /** SIDR_REQs refused: no listener, a bad CMA header. */
     SIDR_NO_LISTENER, SIDR_BAD_CMA_HEADER,
     /** A DREQ for no known connection (answered with a DREP). */

@@ -28,9 +28,23 @@ final class CmaEvents {
      */
     Future<?> dispatch(CmaId id, RdmaCmEvent ev) {
         try {
-            return thread.submit(() -> run(id, ev));
+            return thread.submit(() -> {
+                try {
+                    run(id, ev);
+                } finally {
+                    handled(ev);
+                }
+            });
         } catch (RejectedExecutionException e) {
+            handled(ev);
             return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    /** A CONNECT_REQUEST no longer waits for its handler: its listener's backlog has room again. */
+    private static void handled(RdmaCmEvent ev) {
+        if (ev.type() == RdmaCmEventType.CONNECT_REQUEST && ev.listenId() instanceof CmaId l) {
+            l.pendingRequests.decrementAndGet();
         }
     }
 

@@ -99,6 +99,11 @@ final class CmaIbHandler implements IbCmHandler {
                 cm.counters.count(sidr ? CmCounter.SIDR_NO_LISTENER : CmCounter.REJ_NO_LISTENER);
                 return -1;
             }
+            if (!sidr && listener.pendingRequests.get() >= listener.backlog) {
+                // ucma_event_handler: the listener's backlog is used up -> the new id goes, the REQ is rejected
+                cm.counters.count(CmCounter.REJ_BACKLOG);
+                return -1;
+            }
             conn = new CmaId(cm, listener.handler, listener.ps, listener);
             conn.context = listener.context;
             CmaResolver.at(conn, here);
@@ -117,6 +122,9 @@ final class CmaIbHandler implements IbCmHandler {
             p.responderResources(ev.responderResources()).initiatorDepth(ev.initiatorDepth())
                     .flowControl(ev.flowControl() ? 1 : 0).retryCount(ev.retryCount())
                     .rnrRetryCount(ev.rnrRetryCount()).srq(ev.srq()).qpNum(ev.remoteQpn());
+        }
+        if (!sidr) {
+            listener.pendingRequests.incrementAndGet(); // CmaEvents gives it back once the handler has run
         }
         cm.events.dispatch(conn, new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, conn, listener, 0, p));
         return 0;

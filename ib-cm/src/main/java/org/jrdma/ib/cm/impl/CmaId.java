@@ -57,6 +57,10 @@ final class CmaId implements RdmaCmId {
     IbCmId ib;
     /** A listener's IB CM ids: one listening on each device ({@code cma_listen_on_all}). */
     final List<IbCmId> listenIds = new ArrayList<>();
+    /** A listener's backlog ({@code rdma_listen}'s, capped as ucma caps it at {@code max_backlog}). */
+    int backlog;
+    /** A listener's CONNECT_REQUEST events not yet handled (queued or running): at most {@link #backlog}. */
+    final java.util.concurrent.atomic.AtomicInteger pendingRequests = new java.util.concurrent.atomic.AtomicInteger();
 
     CmaId(RdmaCmService cm, RdmaCmEventHandler handler, RdmaPortSpace ps, CmaId listener) {
         this.cm = cm;

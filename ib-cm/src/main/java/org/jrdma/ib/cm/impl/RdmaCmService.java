@@ -217,6 +217,12 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
      * {@code rdma_listen}: an IB CM listen id for the port's service ID on every device. A listener bound to
      * one address takes only the REQs to it ({@link CmaIbHandler} rejects the others CONSUMER_DEFINED).
      */
+    /**
+     * {@code /proc/sys/net/rdma_ucm/max_backlog}'s default: connection requests a listener may have waiting for
+     * its handler; more are rejected and counted (REJ_BACKLOG), so a REQ flood cannot queue without bound.
+     */
+    static final int MAX_BACKLOG = 1024;
+
     void listen(CmaId id, int backlog) {
         synchronized (lock) {
             require(id, CmState.Call.LISTEN);
@@ -229,6 +235,7 @@ public final class RdmaCmService implements RdmaCm, IbClient, AutoCloseable {
                 }
             }
             id.state = CmState.LISTEN;
+            id.backlog = backlog > 0 && backlog < MAX_BACKLOG ? backlog : MAX_BACKLOG;
             listeners.add(id);
         }
     }

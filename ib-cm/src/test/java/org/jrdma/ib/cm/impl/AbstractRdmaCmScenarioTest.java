@@ -413,6 +413,52 @@ abstract class AbstractRdmaCmScenarioTest {
         c.close();
     }
 
+    /**
+     * A REQ flood against a listener whose handler does not keep up: at most the backlog (here 8, rdma_listen's
+     * argument) of requests wait for it, the rest are rejected at once and counted (ucma's max_backlog), so the
+     * queue of the CM thread stays bounded; once the handler runs again the waiting ones get its answer.
+     */
+    @Test
+    void aFullBacklogRejectsFurtherRequestsAndCountsThem() throws Exception {
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        RdmaCmId l = listen(RdmaPortSpace.TCP, 7178, ev -> {
+            try {
+                hold.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return 1; // reject
+        });
+        List<RdmaCmId> ids = new java.util.ArrayList<>();
+        List<Side> sides = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 12; i++) {
+                RdmaCmId c = resolve(RdmaPortSpace.TCP, 7178);
+                ids.add(c);
+                sides.add(new Side(c));
+            }
+            for (RdmaCmId c : ids) {
+                c.connect(new RdmaConnParam());
+            }
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (cm.counters().getOrDefault(CmCounter.REJ_BACKLOG, 0L) < 4 && System.nanoTime() < end) {
+                Thread.sleep(5);
+            }
+            assertEquals(4L, cm.counters().getOrDefault(CmCounter.REJ_BACKLOG, 0L), "12 requests, 8 waiting" + diagnostics());
+        } finally {
+            hold.countDown();
+        }
+        for (int i = 0; i < 12; i++) {
+            next(clientEvents, RdmaCmEventType.REJECTED); // 4 by the backlog, 8 by the handler
+        }
+        assertEquals(4L, cm.counters().get(CmCounter.REJ_BACKLOG));
+        for (int i = 0; i < ids.size(); i++) {
+            sides.get(i).release(ids.get(i));
+            ids.get(i).close();
+        }
+        l.close();
+    }
+
     @Test
     void handlerReturningNonZeroRejectsAndDestroysTheNewId() throws Exception {
         RdmaCmId l = listen(RdmaPortSpace.TCP, 7177, ev -> 1);
