@@ -97,7 +97,7 @@ md.append(f"Written by `bench/run` on {time.strftime('%Y-%m-%d %H:%M %Z')}: **{c
           "error of a ratio is propagated from both. Raw JMH output: `loopback.json`, `rxe-bw.json`, "
           "`rxe-bw-events.json`, `rxe-pingpong.json`, `iser.json` (and `.txt`) beside this file.\n")
 stamps = []
-for part in ("loopback", "rxe", "memory", "iser", "verbs", "ipoib"):
+for part in ("loopback", "rxe", "memory", "iser", "verbs", "ipoib", "flood"):
     sp = os.path.join(out, f"run-{part}.txt")
     if os.path.exists(sp):
         stamps.append(f"`{part}`: {open(sp).read().strip()}")
@@ -507,6 +507,30 @@ else:
     md.append("Not run in this report.\n")
     for goal, *_ in IPOIB_GOALS:
         goals.append((goal, "not run", "-"))
+
+# ---------------------------------------------------------------- 10. hw-rxe under a flood
+md.append("## 10. hw-rxe RDMA WRITE under a hostile flood\n")
+fl = runs(load("flood.json"))
+base = get(fl, "write", flood="none")
+if base:
+    sb, eb = score(base)
+    md.append("`RxeFloodBench` (`ONLY=flood`): 64 KiB RDMA WRITEs from a to b over real UDP (16 per chain, 4 chains in "
+              "flight) while one thread sends forged RoCEv2 packets with valid ICRCs to b's port 4791 as fast as one "
+              "UDP socket goes: SEND ONLY to unknown QPNs, 2 GiB RDMA READ requests to the live QP spoofed from its "
+              "peer's address with PSNs behind the responder's (duplicates), UD datagrams to a UD QP with no receive "
+              "posted. Baseline: no flood, same run. b's counters per kind (dropped, duplicate_request, socket_drops) "
+              "account for what was sent: `flood.txt`.\n")
+    md.append("| flood | WRITE ops/s | GB/s | ratio to no flood |")
+    md.append("|---|---:|---:|---:|")
+    for kind in ("none", "UNKNOWN_QPN", "DUPLICATE_READS", "UD_DATAGRAMS"):
+        run = get(fl, "write", flood=kind)
+        if run:
+            sc, er = score(run)
+            r, re_ = ratio(sc, er, sb, eb)
+            md.append(f"| {kind} | {fmt_pm(sc, er, '{:.0f}')} | {sc * 65536 / 1e9:.2f} | {fmt_pm(r, re_)} |")
+    md.append("")
+else:
+    md.append("Not run in this report.\n")
 
 # ---------------------------------------------------------------- goals and bounds
 g = ["## Goals\n", "| goal | measured (ratio, or size) | |", "|---|---|---|"]

@@ -14,6 +14,13 @@ import io.netty.buffer.ByteBuf;
  */
 final class PacketQueue {
     private static final int FIRST = 4;
+    /**
+     * Packets one queue holds at most (64 MiB of 4 KiB packets): what a peer sends faster than the QP consumes
+     * waits up to here, then is dropped and counted, so a flood to a live QP cannot grow the heap without bound.
+     * Far above what a window of legitimate traffic keeps waiting (128 READs of 1 MiB in flight are 32768 packets
+     * sent, but the completer consumes them as they come).
+     */
+    static final int LIMIT = 16384;
     private ByteBuf[] bufs;
     private InetAddress[] srcs;
     private InetAddress[] dsts;
@@ -24,7 +31,11 @@ final class PacketQueue {
     private InetAddress src;
     private InetAddress dst;
 
-    synchronized void add(ByteBuf b, InetAddress from, InetAddress to) {
+    /** Queues {@code b}; false (not taken) when {@link #LIMIT} packets are waiting already. */
+    synchronized boolean add(ByteBuf b, InetAddress from, InetAddress to) {
+        if (size >= LIMIT) {
+            return false;
+        }
         if (bufs == null) {
             bufs = new ByteBuf[FIRST];
             srcs = new InetAddress[FIRST];
@@ -37,6 +48,7 @@ final class PacketQueue {
         srcs[i] = from;
         dsts[i] = to;
         count = ++size;
+        return true;
     }
 
     /** The next packet (its addresses kept for {@link #src()} and {@link #dst()}), or null. */

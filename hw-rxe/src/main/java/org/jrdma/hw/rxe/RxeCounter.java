@@ -20,7 +20,12 @@ public enum RxeCounter {
     /** Not an rxe counter: received packets dropped by the header, key or ICRC checks. */
     RCVD_DROPPED("rcvd_dropped"),
     /** Not an rxe counter: received packets whose ICRC did not match (also counted in rcvd_dropped). */
-    RCVD_ICRC_ERR("rcvd_icrc_err");
+    RCVD_ICRC_ERR("rcvd_icrc_err"),
+    /**
+     * Not an rxe counter: received packets dropped because their QP already had {@code PacketQueue.LIMIT} waiting
+     * (a flood to a live QP; also counted in rcvd_dropped). rxe's skb queues have no bound but the socket's.
+     */
+    RCVD_QP_QUEUE_FULL("rcvd_qp_queue_full");
 
     private final String label;
 

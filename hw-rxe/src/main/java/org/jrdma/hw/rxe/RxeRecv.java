@@ -57,10 +57,10 @@ final class RxeRecv {
             RxePacket p = rxPkt.get();
             boolean req = p.has(RxeMask.REQ);
             p.clear();
-            if (req) {
-                qp.reqPkts.add(udpPayload, src, dst);
-            } else {
-                qp.respPkts.add(udpPayload, src, dst);
+            if (!(req ? qp.reqPkts : qp.respPkts).add(udpPayload, src, dst)) {
+                dev.counters.inc(RxeCounter.RCVD_QP_QUEUE_FULL);
+                dev.counters.inc(RxeCounter.RCVD_DROPPED);
+                udpPayload.release();
             }
             dev.kick(qp);
         } catch (RuntimeException e) {
@@ -146,7 +146,11 @@ final class RxeRecv {
             List<RxeQp> to = members(udpPayload, src, dst, srcPort);
             dev.counters.inc(to.isEmpty() ? RxeCounter.RCVD_DROPPED : RxeCounter.RCVD_PKTS);
             for (RxeQp qp : to) {
-                qp.reqPkts.add(udpPayload.copy(), src, dst);
+                ByteBuf copy = udpPayload.copy();
+                if (!qp.reqPkts.add(copy, src, dst)) {
+                    dev.counters.inc(RxeCounter.RCVD_QP_QUEUE_FULL);
+                    copy.release();
+                }
                 dev.kick(qp);
             }
         } catch (RuntimeException e) {

@@ -2,6 +2,7 @@ package org.jrdma.hw.rxe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -60,7 +61,10 @@ class PacketQueueTest {
             int id = p;
             producers[p] = new Thread(() -> {
                 for (int i = 0; i < n; i++) {
-                    q.add(Unpooled.buffer(8).writeInt(id).writeInt(i), id == 0 ? a : b, a);
+                    ByteBuf x = Unpooled.buffer(8).writeInt(id).writeInt(i);
+                    while (!q.add(x, id == 0 ? a : b, a)) { // full (LIMIT): wait for the consumer
+                        Thread.onSpinWait();
+                    }
                 }
             });
             producers[p].start();
@@ -87,5 +91,31 @@ class PacketQueueTest {
         assertEquals(2 * n, got);
         assertFalse(q.poll() != null);
         assertTrue(q.isEmpty());
+    }
+
+    /** Bounded: a flood to a live QP is refused past {@link PacketQueue#LIMIT}, in order. */
+    @Test
+    void takesUpToTheLimitThenRefusesAndTakesAgainOnceDrained() throws Exception {
+        PacketQueue q = new PacketQueue();
+        InetAddress a = InetAddress.getByName("127.0.0.1");
+        for (int i = 0; i < PacketQueue.LIMIT; i++) {
+            assertTrue(q.add(Unpooled.buffer(4).writeInt(i), a, a), "packet " + i);
+        }
+        ByteBuf extra = Unpooled.buffer(4).writeInt(-1);
+        assertFalse(q.add(extra, a, a), "the limit");
+        assertEquals(1, extra.refCnt(), "a refused buffer stays the caller's to release");
+        ByteBuf first = q.poll();
+        assertNotNull(first);
+        assertEquals(0, first.getInt(0), "first in, first out");
+        assertTrue(q.add(extra, a, a), "room again after one left");
+        int n = 1;
+        ByteBuf b;
+        int last = 0;
+        while ((b = q.poll()) != null) {
+            last = b.getInt(0);
+            n++;
+        }
+        assertEquals(PacketQueue.LIMIT + 1, n);
+        assertEquals(-1, last, "the late packet is last");
     }
 }
