@@ -1,0 +1,190 @@
+package org.jrdma.verbs.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Random;
+
+import org.jrdma.ib.core.Access;
+import org.jrdma.ib.core.MemoryRegion;
+import org.jrdma.ib.core.QpAttr;
+import org.jrdma.ib.core.QpState;
+import org.jrdma.ib.core.SendWr;
+import org.jrdma.ib.core.WcStatus;
+import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.ib.core.WrOpcode;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Isolation against a hostile or buggy peer, as a property over thousands of random cases (issue 17): RDMA WRITE,
+ * READ and the two atomics with random keys (valid, another key byte, the key of a region deregistered a moment
+ * ago, random), offsets and lengths around the region and random rights, against a region with canary bytes on both
+ * sides. Each case: permitted exactly when the key names the live region, the range lies inside it and its rights
+ * allow the operation; a permitted one completes SUCCESS with the bytes it should move, any other REM_ACCESS_ERR;
+ * and no byte outside the permitted range changes, on either side, nor leaks into the requester's buffer. The seed
+ * is printed with a failure ({@code -Djrdma.isolation.seed=N} replays it).
+ */
+public abstract class IsolationSuite extends VerbsSuite {
+    static final int PAD = 256;
+    static final byte CANARY = (byte) 0xc5;
+    static final byte LOCAL_CANARY = (byte) 0x3a;
+    static final int MAX = 4096;
+    static final int[] RIGHTS = {Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC};
+    static final WrOpcode[] OPS = {WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
+        WrOpcode.ATOMIC_FETCH_AND_ADD};
+
+    @Override
+    protected abstract VerbsTestBed newTestBed();
+
+    /** Random cases per run; a driver with costly error recovery may run fewer. */
+    protected int cases() {
+        return 2000;
+    }
+
+    /** One case's target: a region registered over the middle of a buffer with canaries around it. */
+    static final class Target {
+        final ByteBuffer whole;
+        final int size;
+        final MemoryRegion mr;
+        final int rights;
+
+        Target(Side s, int size, int rights, long seed) {
+            this.size = size;
+            this.rights = rights;
+            whole = ByteBuffer.allocateDirect(size + 2 * PAD);
+            for (int i = 0; i < whole.capacity(); i++) {
+                whole.put(i, CANARY);
+            }
+            byte[] fill = Buf.pattern(seed, size);
+            whole.put(PAD, fill);
+            mr = s.pd.regMr(whole.slice(PAD, size), Access.LOCAL_WRITE | rights);
+        }
+
+        byte[] bytes() {
+            byte[] b = new byte[whole.capacity()];
+            whole.get(0, b);
+            return b;
+        }
+    }
+
+    @Test
+    void randomRemoteAccessNeverTouchesBytesOutsideThePermittedRange() {
+        long seed = Long.getLong("jrdma.isolation.seed", System.nanoTime());
+        Random r = new Random(seed);
+        QpPair p = QpPair.rc(res);
+        Buf src = p.a.buf(MAX + 64, LW()).fill(seed);
+        Buf local = p.a.buf(MAX + 2 * PAD, LW());
+        int stale = 0;
+        int permitted = 0;
+        for (int c = 0; c < cases(); c++) {
+            Target t = new Target(p.b, 8 + r.nextInt(MAX - 8), pickRights(r), r.nextLong());
+            try {
+                permitted += runCase(p, src, local, t, stale, r, c) ? 1 : 0;
+            } catch (AssertionError e) {
+                fail("isolation case " + c + " of seed " + seed + " (-Djrdma.isolation.seed=" + seed + "): "
+                        + e.getMessage(), e);
+            } finally {
+                stale = t.mr.rkey();
+                t.mr.dereg();
+            }
+        }
+        // the mix must exercise both outcomes, or the property says little
+        int n = cases();
+        if (permitted < n / 10 || permitted > n * 9 / 10) {
+            fail(permitted + " of " + n + " cases permitted (seed " + seed + ")");
+        }
+    }
+
+    private static int LW() {
+        return Access.LOCAL_WRITE;
+    }
+
+    private static int pickRights(Random r) {
+        int rights = 0;
+        for (int x : RIGHTS) {
+            if (r.nextInt(4) != 0) {
+                rights |= x;
+            }
+        }
+        return rights;
+    }
+
+    /** One case; true if it was permitted. */
+    private boolean runCase(QpPair p, Buf src, Buf local, Target t, int staleKey, Random r, int c) {
+        WrOpcode op = OPS[r.nextInt(OPS.length)];
+        boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
+        int k = r.nextInt(10);
+        int key = k < 7 || staleKey == 0 ? t.mr.rkey() : k == 7 ? t.mr.rkey() ^ 0x80 : k == 8 ? staleKey : r.nextInt();
+        boolean keyOk = key == t.mr.rkey();
+        int off = r.nextInt(t.size + 128) - 64;
+        int len = atomic ? 8 : 1 + r.nextInt(Math.min(t.size + 64, MAX));
+        if (atomic) {
+            off &= ~7; // aligned: a misaligned atomic is another error (invalid request), not this property's
+        }
+        int right = op == WrOpcode.RDMA_WRITE ? Access.REMOTE_WRITE
+                : op == WrOpcode.RDMA_READ ? Access.REMOTE_READ : Access.REMOTE_ATOMIC;
+        boolean ok = keyOk && off >= 0 && off + len <= t.size && (t.rights & right) != 0;
+        byte[] before = t.bytes();
+        for (int i = 0; i < local.size(); i++) {
+            local.bb.put(i, LOCAL_CANARY);
+        }
+        int srcOff = r.nextInt(64);
+        long remote = t.mr.iova() + off;
+        long cmp = r.nextBoolean() ? t.whole.getLong(Math.max(PAD, Math.min(PAD + off, PAD + t.size - 8))) : r.nextLong();
+        long swapOrAdd = r.nextLong();
+        SendWr wr = switch (op) {
+            case RDMA_WRITE -> write(c, remote, key, src.sge(srcOff, len));
+            case RDMA_READ -> read(c, remote, key, local.sge(PAD, len));
+            case ATOMIC_CMP_AND_SWP -> wr(c, op, local.sge(PAD, 8)).remote(remote, key).compareAdd(cmp).swap(swapOrAdd);
+            default -> wr(c, op, local.sge(PAD, 8)).remote(remote, key).compareAdd(swapOrAdd);
+        };
+        p.a.postSend(wr);
+        WorkCompletion wc = poll1(p.a.scq);
+        String what = op + " key " + (keyOk ? "valid" : "bad") + " off " + off + " len " + len + " of " + t.size
+                + " rights 0x" + Integer.toHexString(t.rights);
+        assertEquals(ok ? WcStatus.SUCCESS : WcStatus.REM_ACCESS_ERR, wc.status(), what);
+        byte[] expect = before.clone();
+        byte[] localExpect = new byte[local.size()];
+        Arrays.fill(localExpect, LOCAL_CANARY);
+        if (ok) {
+            apply(op, expect, PAD + off, len, src.get(srcOff, len), cmp, swapOrAdd, before, localExpect);
+        }
+        assertArrayEquals(expect, t.bytes(), what + ": the target and its canaries");
+        assertArrayEquals(localExpect, local.get(0, local.size()), what + ": the requester's buffer");
+        if (!ok) {
+            // class C: both QPs go to ERR; to RESET and connected again for the next case
+            awaitState(p.a.qp, QpState.ERR);
+            awaitState(p.b.qp, QpState.ERR);
+            p.a.qp.modify(new QpAttr().state(QpState.RESET));
+            p.b.qp.modify(new QpAttr().state(QpState.RESET));
+            p.reconnect();
+        }
+        return ok;
+    }
+
+    /** What a permitted operation does to the target's bytes and the requester's buffer (64-bit values big-endian, as the drivers keep them). */
+    private static void apply(WrOpcode op, byte[] target, int at, int len, byte[] data, long cmp, long swapOrAdd,
+            byte[] before, byte[] local) {
+        ByteBuffer tb = ByteBuffer.wrap(target);
+        ByteBuffer lb = ByteBuffer.wrap(local);
+        switch (op) {
+            case RDMA_WRITE -> System.arraycopy(data, 0, target, at, len);
+            case RDMA_READ -> System.arraycopy(before, at, local, PAD, len);
+            case ATOMIC_CMP_AND_SWP -> {
+                long old = tb.getLong(at);
+                lb.putLong(PAD, old);
+                if (old == cmp) {
+                    tb.putLong(at, swapOrAdd);
+                }
+            }
+            default -> {
+                long old = tb.getLong(at);
+                lb.putLong(PAD, old);
+                tb.putLong(at, old + swapOrAdd);
+            }
+        }
+    }
+}
