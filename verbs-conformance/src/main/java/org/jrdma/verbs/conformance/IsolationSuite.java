@@ -10,6 +10,8 @@ import java.util.Random;
 
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.MemoryRegion;
+import org.jrdma.ib.core.MemoryWindow;
+import org.jrdma.ib.core.MwType;
 import org.jrdma.ib.core.QpAttr;
 import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.SendWr;
@@ -23,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * READ and the two atomics with random keys (valid, another key byte, the key of a region deregistered a moment
  * ago, random), offsets and lengths around the region and random rights, against a region with canary bytes on both
  * sides. Each case: permitted exactly when the key names the live region, the range lies inside it and its rights
- * allow the operation; a permitted one completes SUCCESS with the bytes it should move, any other REM_ACCESS_ERR;
+ * allow the operation (three in ten through a type 2 memory window bound to part of the region with part of its
+ * rights, whose key is then invalidated with LOCAL_INV and tried again); a permitted one completes SUCCESS with the bytes it should move, any other REM_ACCESS_ERR;
  * and no byte outside the permitted range changes, on either side, nor leaks into the requester's buffer. The seed
  * is printed with a failure ({@code -Djrdma.isolation.seed=N} replays it).
  */
@@ -60,7 +63,7 @@ public abstract class IsolationSuite extends VerbsSuite {
             }
             byte[] fill = Buf.pattern(seed, size);
             whole.put(PAD, fill);
-            mr = s.pd.regMr(whole.slice(PAD, size), Access.LOCAL_WRITE | rights);
+            mr = s.pd.regMr(whole.slice(PAD, size), Access.LOCAL_WRITE | Access.MW_BIND | rights);
         }
 
         byte[] bytes() {
@@ -78,15 +81,34 @@ public abstract class IsolationSuite extends VerbsSuite {
         Buf src = p.a.buf(MAX + 64, LW()).fill(seed);
         Buf local = p.a.buf(MAX + 2 * PAD, LW());
         int stale = 0;
+        int staleMw = 0;
         int permitted = 0;
         for (int c = 0; c < cases(); c++) {
             Target t = new Target(p.b, 8 + r.nextInt(MAX - 8), pickRights(r), r.nextLong());
+            MemoryWindow mw = null;
             try {
-                permitted += runCase(p, src, local, t, stale, r, c) ? 1 : 0;
+                Grant g;
+                if (r.nextInt(10) < 3 && (g = window(p, t, r)) != null) {
+                    mw = g.mw;
+                } else {
+                    g = new Grant(null, t.mr.rkey(), 0, t.size, t.rights);
+                }
+                int k = r.nextInt(10);
+                int key = k < 7 ? g.key : k == 7 ? g.key ^ 0x80 : k == 8 ? (g.mw != null ? staleMw : stale) : r.nextInt();
+                permitted += runCase(p, src, local, t, g, key, r, c) ? 1 : 0;
+                if (mw != null && p.b.state() == QpState.RTS) {
+                    // LOCAL_INV: the window's key is dead at once, the region's stays
+                    localInvalidate(p.b, g.key);
+                    runCase(p, src, local, t, g.invalidated(), g.key, r, c);
+                }
+                staleMw = mw != null ? g.key : staleMw;
             } catch (AssertionError e) {
                 fail("isolation case " + c + " of seed " + seed + " (-Djrdma.isolation.seed=" + seed + "): "
                         + e.getMessage(), e);
             } finally {
+                if (mw != null) {
+                    mw.dealloc();
+                }
                 stale = t.mr.rkey();
                 t.mr.dereg();
             }
@@ -95,6 +117,32 @@ public abstract class IsolationSuite extends VerbsSuite {
         int n = cases();
         if (permitted < n / 10 || permitted > n * 9 / 10) {
             fail(permitted + " of " + n + " cases permitted (seed " + seed + ")");
+        }
+    }
+
+    /** What a key grants: [lo, hi) of the target region with rights; {@code mw} when it is a window's. */
+    record Grant(MemoryWindow mw, int key, int lo, int hi, int rights) {
+        /** The same window after LOCAL_INV: its key grants nothing. */
+        Grant invalidated() {
+            return new Grant(mw, key ^ 0x5a5a5a00, lo, lo, 0);
+        }
+    }
+
+    /** A type 2 window bound by the target's QP to a random part of the region with some of its rights; null if none. */
+    private static Grant window(QpPair p, Target t, Random r) {
+        int rights = pickRights(r) & t.rights;
+        if (rights == 0) {
+            return null;
+        }
+        int lo = r.nextInt(t.size);
+        int hi = lo + 1 + r.nextInt(t.size - lo);
+        MemoryWindow mw = p.b.pd.allocMw(MwType.TYPE_2);
+        try {
+            int key = bindMw(p.b, mw, t.mr, t.mr.iova() + lo, hi - lo, rights);
+            return new Grant(mw, key, lo, hi, rights);
+        } catch (RuntimeException | AssertionError e) {
+            mw.dealloc();
+            throw e;
         }
     }
 
@@ -113,12 +161,10 @@ public abstract class IsolationSuite extends VerbsSuite {
     }
 
     /** One case; true if it was permitted. */
-    private boolean runCase(QpPair p, Buf src, Buf local, Target t, int staleKey, Random r, int c) {
+    private boolean runCase(QpPair p, Buf src, Buf local, Target t, Grant g, int key, Random r, int c) {
         WrOpcode op = OPS[r.nextInt(OPS.length)];
         boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
-        int k = r.nextInt(10);
-        int key = k < 7 || staleKey == 0 ? t.mr.rkey() : k == 7 ? t.mr.rkey() ^ 0x80 : k == 8 ? staleKey : r.nextInt();
-        boolean keyOk = key == t.mr.rkey();
+        boolean keyOk = key == g.key && g.hi > g.lo;
         int off = r.nextInt(t.size + 128) - 64;
         int len = atomic ? 8 : 1 + r.nextInt(Math.min(t.size + 64, MAX));
         if (atomic) {
@@ -126,7 +172,7 @@ public abstract class IsolationSuite extends VerbsSuite {
         }
         int right = op == WrOpcode.RDMA_WRITE ? Access.REMOTE_WRITE
                 : op == WrOpcode.RDMA_READ ? Access.REMOTE_READ : Access.REMOTE_ATOMIC;
-        boolean ok = keyOk && off >= 0 && off + len <= t.size && (t.rights & right) != 0;
+        boolean ok = keyOk && off >= g.lo && off + len <= g.hi && (g.rights & right) != 0;
         byte[] before = t.bytes();
         for (int i = 0; i < local.size(); i++) {
             local.bb.put(i, LOCAL_CANARY);
@@ -143,8 +189,9 @@ public abstract class IsolationSuite extends VerbsSuite {
         };
         p.a.postSend(wr);
         WorkCompletion wc = poll1(p.a.scq);
-        String what = op + " key " + (keyOk ? "valid" : "bad") + " off " + off + " len " + len + " of " + t.size
-                + " rights 0x" + Integer.toHexString(t.rights);
+        String what = op + (g.mw != null ? " through a window [" + g.lo + ", " + g.hi + ")" : "") + " key "
+                + (keyOk ? "valid" : "bad") + " off " + off + " len " + len + " of " + t.size + " rights 0x"
+                + Integer.toHexString(g.rights);
         assertEquals(ok ? WcStatus.SUCCESS : WcStatus.REM_ACCESS_ERR, wc.status(), what);
         byte[] expect = before.clone();
         byte[] localExpect = new byte[local.size()];
@@ -160,7 +207,7 @@ public abstract class IsolationSuite extends VerbsSuite {
             awaitState(p.b.qp, QpState.ERR);
             p.a.qp.modify(new QpAttr().state(QpState.RESET));
             p.b.qp.modify(new QpAttr().state(QpState.RESET));
-            p.reconnect();
+            p.reconnect(r.nextInt(), r.nextInt());
         }
         return ok;
     }

@@ -130,16 +130,29 @@ public final class QpPair {
                 maxRdAtomic(s.dev)));
     }
 
+    /**
+     * Connects the pair again from RESET with new PSNs, as a consumer reconnecting picks them (rdma_cm: random):
+     * a packet of the old connection still in flight then falls outside the new one's window instead of matching it.
+     */
+    public void reconnect(int psnAtoB, int psnBtoA) {
+        connectAll(cfg.res.bed(), cfg, a, b, mtu, qkey, psnAtoB & 0xffffff, psnBtoA & 0xffffff);
+    }
+
     private static void connectAll(VerbsTestBed bed, Builder c, Side a, Side b, Mtu mtu, int qkey) {
+        connectAll(bed, c, a, b, mtu, qkey, PSN_A_TO_B, PSN_B_TO_A);
+    }
+
+    private static void connectAll(VerbsTestBed bed, Builder c, Side a, Side b, Mtu mtu, int qkey, int psnAtoB,
+            int psnBtoA) {
         QpType t = c.type;
         a.qp.modify(initAttr(t, a.port, c.accessA, qkey));
         b.qp.modify(initAttr(t, b.port, c.accessB, qkey));
-        a.qp.modify(rtrAttr(t, av(bed, a.port, b.dev, b.port), mtu, b.qp.qpNum(), PSN_B_TO_A, maxDestRdAtomic(a.dev),
+        a.qp.modify(rtrAttr(t, av(bed, a.port, b.dev, b.port), mtu, b.qp.qpNum(), psnBtoA, maxDestRdAtomic(a.dev),
                 c.minRnrTimer));
-        b.qp.modify(rtrAttr(t, av(bed, b.port, a.dev, a.port), mtu, a.qp.qpNum(), PSN_A_TO_B,
+        b.qp.modify(rtrAttr(t, av(bed, b.port, a.dev, a.port), mtu, a.qp.qpNum(), psnAtoB,
                 c.maxDestRdAtomicB >= 0 ? c.maxDestRdAtomicB : maxDestRdAtomic(b.dev), c.minRnrTimer));
-        a.qp.modify(rtsAttr(t, PSN_A_TO_B, c.timeout, c.retryCnt, c.rnrRetry, maxRdAtomic(a.dev)));
-        b.qp.modify(rtsAttr(t, PSN_B_TO_A, c.timeout, c.retryCnt, c.rnrRetry, maxRdAtomic(b.dev)));
+        a.qp.modify(rtsAttr(t, psnAtoB, c.timeout, c.retryCnt, c.rnrRetry, maxRdAtomic(a.dev)));
+        b.qp.modify(rtsAttr(t, psnBtoA, c.timeout, c.retryCnt, c.rnrRetry, maxRdAtomic(b.dev)));
     }
 
     static int maxRdAtomic(IbDevice d) {
