@@ -25,7 +25,9 @@ public enum RxeCounter {
      * Not an rxe counter: received packets dropped because their QP already had {@code PacketQueue.LIMIT} waiting
      * (a flood to a live QP; also counted in rcvd_dropped). rxe's skb queues have no bound but the socket's.
      */
-    RCVD_QP_QUEUE_FULL("rcvd_qp_queue_full");
+    RCVD_QP_QUEUE_FULL("rcvd_qp_queue_full"),
+    /** Not an rxe counter: UD and UC messages dropped for want of a posted receive (rxe drops them silently). */
+    RCVD_NO_RWQE("rcvd_no_rwqe");
 
     private final String label;
 

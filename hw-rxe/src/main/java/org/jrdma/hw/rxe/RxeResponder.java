@@ -300,6 +300,7 @@ final class RxeResponder {
                 if (qp.type == QpType.RC) {
                     return State.ERR_RNR;
                 }
+                dev.counters.inc(RxeCounter.RCVD_NO_RWQE);
                 qp.respPsn = psnAdd(p.psn(), 1);
                 return State.DROP;
             }

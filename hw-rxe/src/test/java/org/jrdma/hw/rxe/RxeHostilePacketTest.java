@@ -282,6 +282,27 @@ class RxeHostilePacketTest {
         bed.quiet(20); // UD: no answer
     }
 
+    /** A UD datagram with no receive posted is dropped, silently on the wire, but counted (a flood of them too). */
+    @Test
+    void udWithoutAReceiveIsDroppedAndCounted() throws Exception {
+        Side ud = bed.side(QpType.UD, 8192);
+        bed.connectUd(ud, 0x11111111);
+        byte[] b = RxeWireBed.packet(RxeOpcode.UD_SEND_ONLY, ud.qpn(), 0, false, 64);
+        Deth.encode(wrap(b), RxeOpcode.UD_SEND_ONLY.dethOffset(), 0x11111111, PEER_QPN);
+        for (int i = 0; i < 100; i++) {
+            inject(b);
+        }
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (bed.counter(RxeCounter.RCVD_NO_RWQE) < 100 && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertEquals(100, bed.counter(RxeCounter.RCVD_NO_RWQE));
+        postRecv(ud, 8, 0, 4096);
+        inject(b);
+        assertEquals(8, ud.next(5000).wrId(), "the QP still takes the next one");
+        bed.quiet(20);
+    }
+
     /**
      * Opcodes rxe 6.1 has no row for (0x15, RDMA FLUSH 0x1c and ATOMIC WRITE 0x1d of 6.2+, 0x18-0x1f, RD,
      * CNP 0x81, the rest). jrdma drops them in rcv. Linux 6.1 differs: an unknown opcode's mask is 0, so
