@@ -328,14 +328,7 @@ class RxeRcTest {
         long was = RxeParams.retry7LimitNanos;
         RxeParams.retry7LimitNanos = 300_000_000L;
         try {
-            f = new RxeFabric(1, 1500);
-            Side x = f.side(f.a, QpType.RC, 16, 8192);
-            Side y = f.side(f.b, QpType.RC, 16, 8192);
-            Conn c = new Conn();
-            c.retryCnt = 7;
-            c.timeout = 8; // ~1 ms
-            RxeFabric.connectBoth(x, y, c);
-            f.wire.detach(f.rb);
+            Side x = peerGoneAfterConnect(7)[0];
             long t0 = System.nanoTime();
             x.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                     .sgList(new Sge(x.mr.iova(), 64, x.mr.lkey())));
@@ -350,16 +343,24 @@ class RxeRcTest {
         }
     }
 
-    @Test
-    void peerGoneRetryExceeded() throws Exception {
+    /** An RC pair with {@code retryCnt} and a ~1 ms ACK timeout whose b side is then cut off the wire: {x, y}. */
+    private Side[] peerGoneAfterConnect(int retryCnt) throws Exception {
         f = new RxeFabric(1, 1500);
         Side x = f.side(f.a, QpType.RC, 16, 8192);
         Side y = f.side(f.b, QpType.RC, 16, 8192);
         Conn c = new Conn();
-        c.retryCnt = 3;
+        c.retryCnt = retryCnt;
         c.timeout = 8; // ~1 ms
         RxeFabric.connectBoth(x, y, c);
         f.wire.detach(f.rb);
+        return new Side[] {x, y};
+    }
+
+    @Test
+    void peerGoneRetryExceeded() throws Exception {
+        Side[] s = peerGoneAfterConnect(3);
+        Side x = s[0];
+        Side y = s[1];
         long t0 = System.nanoTime();
         x.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
                 .sgList(new Sge(x.mr.iova(), 64, x.mr.lkey())).remote(y.mr.iova(), y.mr.rkey()));
