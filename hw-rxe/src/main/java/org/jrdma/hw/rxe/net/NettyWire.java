@@ -246,6 +246,10 @@ public final class NettyWire implements RxeWire, AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, () -> "rxe: could not set IP_PMTUDISC_DO on " + ch
                     + ": Linux gives its IPv4 packets a non-zero IP ID, and a Linux rxe peer drops them (ICRC)");
         }
+        if (a instanceof Inet6Address && !SockOpts.acceptZeroChecksum6(ch)) {
+            LOG.log(System.Logger.Level.WARNING, () -> "rxe: could not set UDP_NO_CHECK6_RX on " + ch
+                    + ": a Linux rxe peer's RoCEv2 over IPv6 (UDP checksum 0) will be dropped by the kernel");
+        }
         ChannelTx tx = new ChannelTx(this, ch, port, config);
         if (recvLoop != null) {
             if (tx.socket != null) {
