@@ -95,6 +95,37 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
         return registrations.get();
     }
 
+    /**
+     * Delivers {@code send} to the peer of {@code from} (a connection of this transport) as the bytes of one received
+     * SEND, as they are: the receive side decodes them as from the wire (the fuzz tests' way in).
+     */
+    public void deliverRaw(IserConnection from, byte[] send) {
+        End to = ((End) from).peer;
+        ByteBuf wire = Unpooled.wrappedBuffer(send.clone());
+        try {
+            to.inbox.execute(() -> to.receive(wire));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // that side closed: a real SEND would flush
+        }
+    }
+
+    /**
+     * Waits until the inbox of {@code conn} (or of its peer) has handled everything queued before this call: every
+     * PDU delivered to that side has been through its handler; if that side is closed, until its inbox has ended.
+     */
+    public void drain(IserConnection conn, boolean peer) throws Exception {
+        End e = peer ? ((End) conn).peer : (End) conn;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            e.inbox.execute(() -> done.complete(null));
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // closed: what was queued before the close still runs (the disconnect last)
+            e.inbox.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+            return;
+        }
+        done.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() {
         delivery.shutdownNow();

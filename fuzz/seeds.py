@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Seed inputs for the Jazzer fuzz tests, from the Linux captures in the modules' test resources; written into the
+Jazzer layout <module>/src/test/resources/<package>/<Class>Inputs/<method>/ that `mvn verify` replays. Run from the
+repo root; re-running rewrites the seed files (findings, crash-*, are left alone)."""
+import os, struct, sys
+
+def frames(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    end = "<" if struct.unpack("<I", data[:4])[0] in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+    off = 24
+    while off + 16 <= len(data):
+        incl = struct.unpack(end + "IIII", data[off:off + 16])[2]
+        yield data[off + 16:off + 16 + incl]
+        off += 16 + incl
+
+def roce(path):
+    """(source IPv4 or None, UDP payload) of every RoCEv2 packet."""
+    for fr in frames(path):
+        eth = struct.unpack(">H", fr[12:14])[0]
+        if eth == 0x0800:
+            proto, l4, src = fr[23], 14 + (fr[14] & 0xf) * 4, ".".join(map(str, fr[26:30]))
+        elif eth == 0x86dd:
+            proto, l4, src = fr[20], 54, None
+        else:
+            continue
+        if proto == 17 and struct.unpack(">H", fr[l4 + 2:l4 + 4])[0] == 4791:
+            yield src, fr[l4 + 8:]
+
+def write(dst, name, data):
+    os.makedirs(dst, exist_ok=True)
+    with open(os.path.join(dst, name), "wb") as f:
+        f.write(data)
+
+# ---- hw-rxe RxeRcvFuzzTest#rcv: [control, PSN delta, UDP payload], first packet of each opcode
+def rxe_seeds():
+    src = "hw-rxe/src/test/resources/vectors/roce"
+    dst = "hw-rxe/src/test/resources/org/jrdma/hw/rxe/RxeRcvFuzzTestInputs/rcv"
+    seen = set()
+    for name in sorted(os.listdir(src)):
+        if name.endswith(".pcap"):
+            for _, p in roce(os.path.join(src, name)):
+                if len(p) >= 12 and p[0] not in seen:
+                    seen.add(p[0])
+                    qp = {0: 0, 1: 1, 3: 2}.get(p[0] >> 5, 5)  # RC, UC, UD, else the BTH's QPN
+                    write(dst, "%s-op%02x" % (name[:-5], p[0]), bytes([qp | 0x08 | 0x10 | 0x40 | 0x80, 0]) + p)
+    return len(seen)
+
+# ---- ulp-iser: the initiator's SENDs (RC SEND opcodes joined First..Last)
+HDR = {0x00: 12, 0x01: 12, 0x02: 12, 0x03: 16, 0x04: 12, 0x05: 16, 0x16: 16, 0x17: 16}
+LAST = {0x02, 0x03, 0x04, 0x05, 0x16, 0x17}
+
+def iser_sends(path, initiator):
+    cur = b""
+    for src, p in roce(path):
+        op = p[0]
+        if src != initiator or op not in HDR:
+            continue
+        pad = (p[1] >> 4) & 3
+        cur += p[HDR[op]:len(p) - 4 - pad]
+        if op in LAST:
+            yield cur
+            cur = b""
+
+def records(sends):
+    return b"".join(struct.pack(">H", len(s)) + s for s in sends)
+
+def iser_seeds():
+    res = "ulp-iser/src/test/resources"
+    dst = res + "/org/jrdma/ulp/iser/target/IserTargetFuzzTestInputs/sends"
+    cdbs = res + "/org/jrdma/ulp/iser/scsi/CdbFuzzTestInputs/cdb"
+    n, seen = 0, set()
+    for cap in ("iser_session", "iser_nopout", "iser_discovery"):
+        sends = list(iser_sends("%s/vectors/iser/%s.pcap" % (res, cap), "192.0.2.10"))
+        logins = [s for s in sends if s[28] & 0x3f == 0x03]
+        rest = [s for s in sends if s[28] & 0x3f != 0x03]
+        write(dst, cap + "-login", bytes([0]) + records(logins + rest[:2]))  # the raw session start
+        n += 1
+        for s in rest:
+            key = (s[28] & 0x3f, s[28 + 32])
+            if key in seen:
+                continue
+            seen.add(key)
+            control = 0x07 | (0x08 if cap == "iser_discovery" else 0)  # logged in, CmdSN and STags aimed
+            write(dst, "%s-op%02x-%02x" % (cap, key[0], key[1]), bytes([control]) + records([s]))
+            n += 1
+            if key[0] == 0x01:  # SCSI Command: the CDB seed [CDB 16, EDTL 3 bytes, data]
+                bhs = s[28:76]
+                write(cdbs, "%s-%02x" % (cap, key[1]), bhs[32:48] + bhs[21:24] + s[76:])
+                n += 1
+    return n
+
+if __name__ == "__main__":
+    print(rxe_seeds(), "hw-rxe seeds;", iser_seeds(), "ulp-iser seeds", file=sys.stderr)
