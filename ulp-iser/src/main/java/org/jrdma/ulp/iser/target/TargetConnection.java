@@ -285,10 +285,13 @@ final class TargetConnection implements IserConnectionHandler {
     }
 
     /** A NOP-Out that answers a ping (ITT 0xffffffff) with its TTT. */
-    void pingAnswered(int ttt) {
-        if (ttt == pingTtt) {
+    /** Whether {@code ttt} answers the outstanding NOP-In ping (which is then no longer outstanding). */
+    boolean pingAnswered(int ttt) {
+        if (ttt != Reject.RESERVED_TAG && ttt == pingTtt) {
             pingTtt = Reject.RESERVED_TAG;
+            return true;
         }
+        return false;
     }
 
     /** Disconnects (rdma_disconnect); {@link #onDisconnected} follows. */

@@ -27,6 +27,7 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
     private final Map<InetSocketAddress, Consumer<IserConnection>> listeners = new ConcurrentHashMap<>();
     private final Map<Integer, Buffer> stags = new ConcurrentHashMap<>();
     private final AtomicInteger nextStag = new AtomicInteger(0x1000);
+    /** Initiator ports 40000..64999, round and round (a fuzz run makes hundreds of thousands of connections). */
     private final AtomicInteger nextPort = new AtomicInteger(40000);
     private final AtomicInteger allocations = new AtomicInteger();
     /** Whether the initiator side lets the target invalidate its STags (ib_iser with fast registration). */
@@ -65,7 +66,7 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
         if (accept == null) {
             return CompletableFuture.failedFuture(new IserTransportException("REJECTED: no listener on " + portal));
         }
-        InetSocketAddress local = new InetSocketAddress(portal.getAddress(), nextPort.getAndIncrement());
+        InetSocketAddress local = new InetSocketAddress(portal.getAddress(), 40000 + Math.floorMod(nextPort.getAndIncrement() - 40000, 25000));
         End initiator = new End(local, portal, true);
         End target = new End(portal, local, false);
         initiator.peer = target;

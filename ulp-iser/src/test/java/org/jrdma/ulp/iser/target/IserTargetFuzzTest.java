@@ -28,7 +28,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 class IserTargetFuzzTest {
     /** What the target counts when it refuses or drops something. */
     private static final TargetCounter[] REFUSALS = {TargetCounter.REJECTS, TargetCounter.OUT_OF_WINDOW,
-        TargetCounter.MALFORMED, TargetCounter.LOGINS_FAILED, TargetCounter.ABORTED};
+        TargetCounter.MALFORMED, TargetCounter.LOGINS_FAILED, TargetCounter.ABORTED, TargetCounter.UNMATCHED_NOP_OUT};
     private static final int ISER_HEADER = 28;
     private static final List<String> DIED = new ArrayList<>();
     private static MemoryTransport transport;
