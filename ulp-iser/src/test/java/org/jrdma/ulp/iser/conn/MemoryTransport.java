@@ -272,6 +272,12 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
         @Override
         public void close() {
             if (closed.compareAndSet(false, true)) {
+                // the peer first: once either side has seen the disconnect, the other's is queued too (the fuzz
+                // test takes "the target dropped the session" as "the initiator will see the disconnect")
+                End p = peer;
+                if (p != null) {
+                    p.close();
+                }
                 IserConnectionHandler h = handler;
                 inbox.execute(() -> {
                     if (h != null) {
@@ -279,10 +285,6 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
                     }
                 });
                 inbox.shutdown();
-                End p = peer;
-                if (p != null) {
-                    p.close();
-                }
             }
         }
     }
