@@ -84,10 +84,11 @@ def iser_seeds():
             control = 0x07 | (0x08 if cap == "iser_discovery" else 0)  # logged in, CmdSN and STags aimed
             write(dst, "%s-op%02x-%02x" % (cap, key[0], key[1]), bytes([control]) + records([s]))
             n += 1
-            if key[0] == 0x01:  # SCSI Command: the CDB seed [CDB 16, EDTL 3 bytes, data]
+            if key[0] == 0x01:  # SCSI Command: the CDB seed [CDB 16, EDTL 3 bytes, LUN 1 byte, data]
                 bhs = s[28:76]
-                write(cdbs, "%s-%02x" % (cap, key[1]), bhs[32:48] + bhs[21:24] + s[76:])
-                n += 1
+                for lun in (0, 1) if key[1] == 0x2a else (0,):  # a WRITE to the read-only LUN too
+                    write(cdbs, "%s-%02x-lun%d" % (cap, key[1], lun), bhs[32:48] + bhs[21:24] + bytes([lun]) + s[76:])
+                    n += 1
     return n
 
 if __name__ == "__main__":
