@@ -91,5 +91,38 @@ def iser_seeds():
                     n += 1
     return n
 
+# ---- ulp-ipoib IpoibRxFuzzTest#frame: IPoIB frames (no capture holds one: built as Linux's ipoib sends them)
+def ipv4(src, dst, proto, payload):
+    hdr = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1, 0x4000, 64, proto, 0,
+                      bytes(map(int, src.split("."))), bytes(map(int, dst.split("."))))
+    words = struct.unpack(">10H", hdr)
+    c = sum(words)
+    c = (c & 0xffff) + (c >> 16)
+    c = (c & 0xffff) + (c >> 16)
+    return hdr[:10] + struct.pack(">H", ~c & 0xffff) + hdr[12:] + payload
+
+def arp(op, sender_qpn, sender_ip, target_ip):
+    gid = bytes.fromhex("fe800000000000000002c90300000001")
+    hw = struct.pack(">I", sender_qpn & 0xffffff) + gid
+    ip = lambda a: bytes(map(int, a.split(".")))
+    target_hw = bytes(20) if op == 1 else struct.pack(">I", 0x48) + gid
+    return struct.pack(">HHBBH", 32, 0x0800, 20, 4, op) + hw + ip(sender_ip) + target_hw + ip(target_ip)
+
+def ipoib_seeds():
+    dst = "ulp-ipoib/src/test/resources/org/jrdma/ulp/ipoib/impl/IpoibRxFuzzTestInputs/frame"
+    enc = lambda ethertype, body: struct.pack(">HH", ethertype, 0) + body
+    frames = {
+        "arp-request": enc(0x0806, arp(1, 0x77, "10.0.0.9", "10.0.0.2")),
+        "arp-reply": enc(0x0806, arp(2, 0x77, "10.0.0.9", "10.0.0.2")),
+        "ipv4-udp": enc(0x0800, ipv4("10.0.0.9", "10.0.0.2", 17, struct.pack(">HHHH", 1, 2, 12, 0) + b"abcd")),
+        "ipv4-icmp-echo": enc(0x0800, ipv4("10.0.0.9", "10.0.0.2", 1, bytes([8, 0, 0xf7, 0xfe, 0, 1, 0, 0]))),
+        "ipv6": enc(0x86dd, bytes([0x60, 0, 0, 0, 0, 8, 17, 64]) + bytes(32) + struct.pack(">HHHH", 1, 2, 8, 0)),
+        "short": bytes([0x08, 0x00]),
+    }
+    for name, f in frames.items():
+        write(dst, name, f)
+    return len(frames)
+
 if __name__ == "__main__":
-    print(rxe_seeds(), "hw-rxe seeds;", iser_seeds(), "ulp-iser seeds", file=sys.stderr)
+    print(rxe_seeds(), "hw-rxe seeds;", iser_seeds(), "ulp-iser seeds;", ipoib_seeds(), "ulp-ipoib seeds",
+          file=sys.stderr)
