@@ -123,6 +123,35 @@ def ipoib_seeds():
         write(dst, name, f)
     return len(frames)
 
+# ---- ib-mad MadFuzzTest#mad: MADs to QP1 (SA queries as saquery sends them, the layer's own cases)
+def mad(mgmt_class, class_version, method, attr_id, tid, sa=None):
+    hdr = struct.pack(">BBBBHHQHHI", 1, mgmt_class, class_version, method, 0, 0, tid, attr_id, 0, 0)
+    body = bytes(232)
+    if sa is not None:  # RMPP (12, inactive), SM_Key, AttributeOffset, reserved, ComponentMask, record
+        comp_mask, record = sa
+        body = bytes(12) + bytes(8) + struct.pack(">HHQ", 0, 0, comp_mask) + record
+        body = body + bytes(232 - len(body))
+    return hdr + body
+
+def mad_seeds():
+    dst = "ib-mad/src/test/resources/org/jrdma/ib/mad/MadFuzzTestInputs/mad"
+    mgid = bytes.fromhex("ff12401bffff0000000000000000ffff")
+    port_gid = bytes.fromhex("fe800000000000000000000000000002")
+    seeds = {
+        "sa-gettable-noderecord": mad(0x03, 2, 0x12, 0x0011, 1, (0, bytes(0))),
+        "sa-gettable-portinforecord": mad(0x03, 2, 0x12, 0x0012, 2, (0, bytes(0))),
+        "sa-get-pathrecord": mad(0x03, 2, 0x01, 0x0035, 3, (0x0c, bytes(8) + port_gid + port_gid)),
+        "sa-set-mcmemberrecord-join": mad(0x03, 2, 0x13, 0x0038, 4,
+                                          (0x10083, mgid + port_gid + bytes(16) + bytes([0, 0, 0, 0x10]))),
+        "vendor-get": mad(0x30, 1, 0x01, 0x1234, 5),
+        "perf-get-portcounters": mad(0x04, 1, 0x01, 0x0012, 6),
+        "stray-getresp": mad(0x03, 2, 0x81, 0x0035, 0x777700000001),
+        "short": bytes([1, 0x03, 2, 1]) + bytes(96),
+    }
+    for name, m in seeds.items():
+        write(dst, name, m)
+    return len(seeds)
+
 if __name__ == "__main__":
-    print(rxe_seeds(), "hw-rxe seeds;", iser_seeds(), "ulp-iser seeds;", ipoib_seeds(), "ulp-ipoib seeds",
+    print(rxe_seeds(), "hw-rxe seeds;", iser_seeds(), "ulp-iser seeds;", ipoib_seeds(), "ulp-ipoib seeds;", mad_seeds(), "ib-mad seeds",
           file=sys.stderr)
