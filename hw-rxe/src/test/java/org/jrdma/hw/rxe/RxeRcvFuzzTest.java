@@ -3,14 +3,10 @@ package org.jrdma.hw.rxe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
+import org.jrdma.testsupport.FuzzWatch;
 import org.junit.jupiter.api.AfterAll;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
@@ -29,36 +25,11 @@ import io.netty.buffer.ByteBuf;
 class RxeRcvFuzzTest {
     private static RxeFuzzBed fb;
     private static int qps;
-    private static final List<String> FAILURES = new ArrayList<>();
-    /** Held: JUL keeps loggers weakly, and a collected one would lose the handler. */
-    private static final Logger ROOT = Logger.getLogger("org.jrdma");
-    private static final Handler ERRORS = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            if (r.getLevel().intValue() >= Level.SEVERE.intValue()) {
-                synchronized (FAILURES) {
-                    FAILURES.add(r.getMessage() + ": " + r.getThrown());
-                }
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private static FuzzWatch watch;
 
     private static RxeFuzzBed bed() throws Exception {
         if (fb == null) {
-            ROOT.addHandler(ERRORS);
-            Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
-                synchronized (FAILURES) {
-                    FAILURES.add("thread " + t.getName() + " died: " + e);
-                }
-            });
+            watch = new FuzzWatch();
             fb = new RxeFuzzBed();
             qps = fb.bed.rxe.qpArray().length;
         }
@@ -86,12 +57,8 @@ class RxeRcvFuzzTest {
         assertEquals(internal, dev.rcvInternalErrors(), "the receive checks threw");
         RxeWireBed.await("the QPs' packet queues drain", () -> !f.queued());
         f.settle();
-        List<String> failed;
-        synchronized (FAILURES) {
-            failed = List.copyOf(FAILURES);
-            FAILURES.clear(); // each input judged on its own in the regression run
-        }
-        assertTrue(failed.isEmpty(), () -> "engine failure: " + failed);
+        List<String> failed = watch.take();
+        assertTrue(failed.isEmpty(), () -> "engine failure or dead thread: " + failed);
         assertEquals(qps, dev.qpArray().length, "the QP table keeps its size");
         assertTrue(PacketPool.outstanding() < 4096, "packet slots in use: " + PacketPool.outstanding());
     }
@@ -102,7 +69,7 @@ class RxeRcvFuzzTest {
             System.out.println("RxeRcvFuzzTest: " + fb.resets + " QP resets, counters " + fb.bed.rxe.counters());
             fb.close();
             fb = null;
-            ROOT.removeHandler(ERRORS);
+            watch.close();
         }
         assertEquals(0, LeakCheck.collect(), "leaked buffers (Netty's detector, or packet slots not returned)");
     }

@@ -8,10 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.AddressHandle;
@@ -34,6 +30,7 @@ import org.jrdma.ib.core.Sge;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
 import org.jrdma.ib.core.WrOpcode;
+import org.jrdma.testsupport.FuzzWatch;
 import org.junit.jupiter.api.AfterAll;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
@@ -47,27 +44,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  * ACTIVE. Seeds: SA queries (PathRecord, NodeRecord, MCMemberRecord join) and a vendor-class Get.
  */
 class MadFuzzTest {
-    private static final List<String> FAILURES = new ArrayList<>();
-    /** Held: JUL keeps loggers weakly. */
-    private static final Logger ROOT = Logger.getLogger("org.jrdma");
-    private static final Handler WARNINGS = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            if (r.getLevel().intValue() >= Level.WARNING.intValue() && r.getThrown() != null) {
-                synchronized (FAILURES) {
-                    FAILURES.add(r.getMessage() + ": " + r.getThrown());
-                }
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private static FuzzWatch watch;
     private static final IbClient RAW = new IbClient() {
         public String name() {
             return "mad-fuzz-raw";
@@ -89,12 +66,7 @@ class MadFuzzTest {
     private static final ByteBuffer BUF = ByteBuffer.allocateDirect(2048);
 
     private static void start() throws Exception {
-        ROOT.addHandler(WARNINGS);
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
-            synchronized (FAILURES) {
-                FAILURES.add("thread " + t.getName() + " died: " + e);
-            }
-        });
+        watch = new FuzzWatch();
         ib = new ManagedIbFabric();
         a = ib.add(1);
         IbDevice b = ib.add(1);
@@ -135,11 +107,7 @@ class MadFuzzTest {
             }
         });
         assertTrue(!moved.isEmpty(), () -> "received, then neither answered nor counted: " + after);
-        List<String> failed;
-        synchronized (FAILURES) {
-            failed = List.copyOf(FAILURES);
-            FAILURES.clear();
-        }
+        List<String> failed = watch.take();
         assertTrue(failed.isEmpty(), () -> "failures: " + failed);
         assertEquals(org.jrdma.ib.core.PortState.ACTIVE, a.queryPort(1).state());
     }
@@ -181,7 +149,7 @@ class MadFuzzTest {
             pd.dealloc();
             ib.close();
             ib = null;
-            ROOT.removeHandler(WARNINGS);
+            watch.close();
         }
     }
 }

@@ -4,7 +4,6 @@ import static org.jrdma.ulp.ipoib.impl.Packets.ip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.jrdma.ib.core.IbDevice;
@@ -12,6 +11,7 @@ import org.jrdma.ib.mad.ManagedIbFabric;
 import org.jrdma.ulp.ipoib.IpoibInterface;
 import org.jrdma.ulp.ipoib.IpoibStats;
 import org.jrdma.ulp.ipoib.OperState;
+import org.jrdma.testsupport.FuzzWatch;
 import org.junit.jupiter.api.AfterAll;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
@@ -24,7 +24,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  * within {@link Neighbours#MAX_ENTRIES}. Seeds: ARP requests and replies, IPv4 UDP and ICMP echo, IPv6 (fuzz/seeds.py).
  */
 class IpoibRxFuzzTest {
-    private static final List<String> DIED = new ArrayList<>();
+    private static FuzzWatch watch;
     private static ManagedIbFabric ib;
     private static IpoibFixture f;
     private static IpoibInterface ib1;
@@ -33,11 +33,7 @@ class IpoibRxFuzzTest {
     private static int qpn;
 
     private static void start() throws Exception {
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
-            synchronized (DIED) {
-                DIED.add(t.getName() + ": " + e);
-            }
-        });
+        watch = new FuzzWatch();
         ib = new ManagedIbFabric();
         IbDevice a = ib.add(1);
         IbDevice b = ib.add(1);
@@ -72,9 +68,8 @@ class IpoibRxFuzzTest {
         }
         assertEquals(OperState.UP, ib1.state());
         assertTrue(ib1.neighbours().size() <= Neighbours.MAX_ENTRIES, "ARP table: " + ib1.neighbours().size());
-        synchronized (DIED) {
-            assertTrue(DIED.isEmpty(), () -> "threads died: " + DIED);
-        }
+        List<String> failed = watch.take();
+        assertTrue(failed.isEmpty(), () -> "a failure logged or a dead thread: " + failed);
     }
 
     private static long seen(IpoibStats s) {
@@ -89,6 +84,7 @@ class IpoibRxFuzzTest {
             f.close();
             ib.close();
             ib = null;
+            watch.close();
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.Map;
 
 import org.jrdma.ulp.iser.conn.IserBuffer;
 import org.jrdma.ulp.iser.conn.MemoryTransport;
+import org.jrdma.testsupport.FuzzWatch;
 import org.junit.jupiter.api.AfterAll;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
@@ -30,18 +31,14 @@ class IserTargetFuzzTest {
     private static final TargetCounter[] REFUSALS = {TargetCounter.REJECTS, TargetCounter.OUT_OF_WINDOW,
         TargetCounter.MALFORMED, TargetCounter.LOGINS_FAILED, TargetCounter.ABORTED, TargetCounter.UNMATCHED_NOP_OUT};
     private static final int ISER_HEADER = 28;
-    private static final List<String> DIED = new ArrayList<>();
+    private static FuzzWatch watch;
     private static MemoryTransport transport;
     private static IserTargetRuntime runtime;
     private static long isid = 0x0100_0000_0000L;
 
     private static IserTargetRuntime runtime() {
         if (runtime == null) {
-            Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
-                synchronized (DIED) {
-                    DIED.add(t.getName() + ": " + e);
-                }
-            });
+            watch = new FuzzWatch();
             transport = new MemoryTransport();
             runtime = TargetFixture.runtime(transport, new TestDirectory().add(ScriptedInitiator.TARGET, 1 << 20));
         }
@@ -89,9 +86,8 @@ class IserTargetFuzzTest {
             await(() -> rt.connectionCount() == 0 && rt.sessions().isEmpty(), "connections and sessions gone");
             await(() -> transport.buffersInUse() == 0, "no buffer left behind");
         }
-        synchronized (DIED) {
-            assertTrue(DIED.isEmpty(), () -> "threads died: " + DIED);
-        }
+        List<String> failed = watch.take();
+        assertTrue(failed.isEmpty(), () -> "a handler failure or dead thread: " + failed);
     }
 
     /** Polls every 0.1 ms (a fuzz input should take about a millisecond), for up to 5 s. */
@@ -139,6 +135,7 @@ class IserTargetFuzzTest {
             runtime.close();
             transport.close();
             runtime = null;
+            watch.close();
         }
     }
 }
