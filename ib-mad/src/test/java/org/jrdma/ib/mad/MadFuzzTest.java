@@ -14,7 +14,6 @@ import org.jrdma.ib.core.AddressHandle;
 import org.jrdma.ib.core.AhAttr;
 import org.jrdma.ib.core.CompletionQueue;
 import org.jrdma.ib.core.CqInitAttr;
-import org.jrdma.ib.core.IbClient;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.MemoryRegion;
 import org.jrdma.ib.core.ProtectionDomain;
@@ -45,17 +44,6 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  */
 class MadFuzzTest {
     private static FuzzWatch watch;
-    private static final IbClient RAW = new IbClient() {
-        public String name() {
-            return "mad-fuzz-raw";
-        }
-
-        public void add(IbDevice device) {
-        }
-
-        public void remove(IbDevice device, Object data) {
-        }
-    };
     private static ManagedIbFabric ib;
     private static IbDevice a;
     private static QueuePair qp;
@@ -71,8 +59,8 @@ class MadFuzzTest {
         a = ib.add(1);
         IbDevice b = ib.add(1);
         ib.sweptBy(a, 0);
-        pd = b.allocPd(RAW);
-        cq = b.createCq(RAW, new CqInitAttr().cqe(4));
+        pd = b.allocPd(AbstractMadTest.RAW);
+        cq = b.createCq(AbstractMadTest.RAW, new CqInitAttr().cqe(4));
         qp = pd.createQp(new QpInitAttr().qpType(QpType.UD).cq(cq)
                 .cap(new QpCap().maxSendWr(1).maxRecvWr(1).maxSendSge(1).maxRecvSge(1)));
         qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).qkey(MadService.QP1_QKEY));
