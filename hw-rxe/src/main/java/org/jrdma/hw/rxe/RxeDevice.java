@@ -442,4 +442,9 @@ public final class RxeDevice extends RvtDevice {
     public void rcv(ByteBuf udpPayload, InetAddress src, InetAddress dst, int srcPort) {
         recv.rcv(udpPayload, src, dst, srcPort);
     }
+
+    /** Packets whose receive checks threw (a bug; dropped, counted in rcvd_dropped too). */
+    long rcvInternalErrors() {
+        return recv.internalErrors.get();
+    }
 }

@@ -525,7 +525,8 @@ abstract class AbstractMadTest {
 
     // ------------------------------------------------------------------------------------------ raw UD
 
-    private static final IbClient RAW = new IbClient() {
+    /** The owner of the tests' bare UD QPs (here and in MadFuzzTest). */
+    static final IbClient RAW = new IbClient() {
         public String name() {
             return "mad-test-raw";
         }

@@ -44,13 +44,16 @@ final class MadCounters {
     static final String RMPP_SEGS_RCVD = "rmpp_segs_rcvd";
     static final String RMPP_REASSEMBLED = "rmpp_reassembled";
     static final String RMPP_ABORTS = "rmpp_aborts";
+    /** RMPP ACK/STOP/ABORTs that match no transfer the layer sends (an agent's own segments): consumed. */
+    static final String RMPP_CTL_CONSUMED = "rmpp_ctl_consumed";
 
     private final Map<String, AtomicLong> c = new LinkedHashMap<>();
 
     MadCounters() {
         for (String n : new String[] {SENT, RCVD, RETRIES, TIMEOUTS, SEND_ERRORS, RECV_ERRORS, DROPPED_MALFORMED,
                 DROPPED_UNCLAIMED, DROPPED_UNMATCHED_RESP, UNSUPPORTED_REPLIES, SEND_QUEUED, DROPPED_SMI, SMA_REQUESTS,
-                SMA_ERRORS, SA_REQUESTS, SA_ERRORS, RMPP_SEGS_SENT, RMPP_SEGS_RCVD, RMPP_REASSEMBLED, RMPP_ABORTS}) {
+                SMA_ERRORS, SA_REQUESTS, SA_ERRORS, RMPP_SEGS_SENT, RMPP_SEGS_RCVD, RMPP_REASSEMBLED, RMPP_ABORTS,
+                RMPP_CTL_CONSUMED}) {
             c.put(n, new AtomicLong());
         }
     }

@@ -168,6 +168,7 @@ final class MadRmpp {
     void senderControlLocked(MadPort.QpInfo q, Mad mad) {
         MadSendWr wr = findTransfer(q, mad);
         if (wr == null) {
+            port.counters.inc(MadCounters.RMPP_CTL_CONSUMED); // for no transfer of ours: consumed, but counted
             return;
         }
         switch (Control.of(mad)) {

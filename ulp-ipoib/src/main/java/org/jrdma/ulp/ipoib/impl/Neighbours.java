@@ -22,16 +22,26 @@ import org.jrdma.ulp.ipoib.impl.Counters.Drop;
  * bytes, the oldest dropped first: {@code unres_qlen_bytes}'s default, {@code SK_WMEM_MAX}) while a request is broadcast every {@value #RETRANS_MS} ms, at most
  * {@value #PROBES} times ({@code mcast_solicit}); then the entry is FAILED and its packets are dropped. A reply or
  * a request for one of our addresses makes the sender REACHABLE. The RDMA CM's address resolution waits on an entry
- * as a packet does ({@link #resolve}). No aging (REACHABLE stays). Mutated only on the
- * interface's thread; {@link #list} reads from any.
+ * as a packet does ({@link #resolve}).
+ * No aging (REACHABLE stays), but the table is bounded
+ * as Linux bounds {@code arp_tbl}: at {@value #MAX_ENTRIES} entries ({@code gc_thresh3}) a new one first makes a
+ * forced GC ({@code neigh_forced_gc}) drop FAILED entries and then the oldest entries without waiting packets, down to
+ * {@value #GC_THRESH2} ({@code gc_thresh2}); if none can go, the new entry is refused ("neighbour table overflow": the
+ * packet that needed it is a counted tx_unresolved drop, an ARP sender is not learnt). Mutated only on the interface's thread; {@link #list} reads from any.
  */
 final class Neighbours {
     static final int MAX_QUEUE_BYTES = 212_992;
+    /** {@code net.ipv4.neigh.default.gc_thresh3}: the hard limit. */
+    static final int MAX_ENTRIES = 1024;
+    /** {@code gc_thresh2}: what a forced GC shrinks the table to. */
+    static final int GC_THRESH2 = 512;
     static final int PROBES = 3;
     static final int RETRANS_MS = 1000;
 
     private static final class Entry {
         final Inet4Address ip;
+        /** Creation order, for the forced GC's oldest-first. */
+        long created;
         final ArrayDeque<byte[]> queue = new ArrayDeque<>();
         /** The RDMA CM's address resolutions waiting for the answer ({@code addr.c}'s requests). */
         final List<CompletableFuture<HwAddr>> waiters = new ArrayList<>();
@@ -48,6 +58,7 @@ final class Neighbours {
 
     private final IpoibNetdev dev;
     private final Map<Inet4Address, Entry> table = new ConcurrentHashMap<>();
+    private long created;
 
     Neighbours(IpoibNetdev dev) {
         this.dev = dev;
@@ -61,6 +72,10 @@ final class Neighbours {
             return;
         }
         e = unresolved(ip, e);
+        if (e == null) {
+            dev.counters().drop(Drop.TX_UNRESOLVED); // neighbour table overflow
+            return;
+        }
         while (!e.queue.isEmpty() && e.queuedBytes + packet.length > MAX_QUEUE_BYTES) {
             e.queuedBytes -= e.queue.poll().length;
             dev.counters().drop(Drop.TX_UNRESOLVED);
@@ -107,15 +122,24 @@ final class Neighbours {
             return;
         }
         e = unresolved(ip, e);
+        if (e == null) {
+            done.completeExceptionally(new VerbsException(Errno.ENOMEM, dev.name() + ": neighbour table overflow"));
+            return;
+        }
         e.waiters.removeIf(CompletableFuture::isDone); // earlier ones that timed out
         e.waiters.add(done);
     }
 
-    /** The entry {@code e} for {@code ip}, or (none yet, or FAILED) a new INCOMPLETE one whose probes start. */
+    /**
+     * The entry {@code e} for {@code ip}, or (none yet, or FAILED) a new INCOMPLETE one whose probes start; null when
+     * the table is full (see {@link #create}).
+     */
     private Entry unresolved(Inet4Address ip, Entry e) {
         if (e == null || e.state == Neighbour.State.FAILED) {
-            e = new Entry(ip);
-            table.put(ip, e);
+            e = create(ip);
+            if (e == null) {
+                return null;
+            }
             probe(e);
         }
         return e;
@@ -178,8 +202,10 @@ final class Neighbours {
             return;
         }
         if (e == null) {
-            e = new Entry(arp.senderIp());
-            table.put(arp.senderIp(), e);
+            e = create(arp.senderIp());
+            if (e == null) {
+                return; // the table is full of entries with packets waiting: the sender is not learnt
+            }
         }
         e.hw = arp.senderHw();
         e.state = Neighbour.State.REACHABLE;
@@ -194,6 +220,43 @@ final class Neighbours {
         e.queuedBytes = 0;
         while ((p = e.queue.poll()) != null) {
             dev.txPath().unicast(e.hw, Encap.IPV4, p);
+        }
+    }
+
+    /** A new INCOMPLETE entry for {@code ip} (replacing a FAILED one), or null: table overflow. */
+    private Entry create(Inet4Address ip) {
+        Entry old = table.get(ip);
+        if (old == null && table.size() >= MAX_ENTRIES) {
+            forcedGc();
+            if (table.size() >= MAX_ENTRIES) {
+                return null;
+            }
+        }
+        if (old != null && old.timer != null) {
+            old.timer.cancel(false);
+        }
+        Entry e = new Entry(ip);
+        e.created = created++;
+        table.put(ip, e);
+        return e;
+    }
+
+    /** {@code neigh_forced_gc}: FAILED entries, then the oldest nothing waits on, down to gc_thresh2. */
+    private void forcedGc() {
+        table.values().removeIf(e -> e.state == Neighbour.State.FAILED);
+        List<Entry> idle = new ArrayList<>();
+        for (Entry e : table.values()) {
+            if (e.queue.isEmpty() && e.waiters.stream().allMatch(CompletableFuture::isDone)) {
+                idle.add(e); // nothing waits on it: no packet, no RDMA CM resolution
+            }
+        }
+        idle.sort(java.util.Comparator.comparingLong(e -> e.created));
+        for (int i = 0; i < idle.size() && table.size() > GC_THRESH2; i++) {
+            Entry e = idle.get(i);
+            if (e.timer != null) {
+                e.timer.cancel(false);
+            }
+            table.remove(e.ip, e);
         }
     }
 

@@ -70,6 +70,33 @@ class IpoibFaultsTest extends TwoInterfaces {
         raw.close();
     }
 
+    /**
+     * Found by IpoibRxFuzzTest's bound on the ARP table: every ARP request for our address from a new sender IP added an
+     * entry, and nothing ever removed one. Now bounded as Linux's gc_thresh3 (1024): a forced GC drops the oldest idle
+     * entries down to gc_thresh2, and a real neighbour is learnt (and reached) afterwards.
+     */
+    @Test
+    void arpRequestsFromThousandsOfSendersKeepTheTableBounded() throws Exception {
+        RawUd raw = new RawUd(a);
+        int dlid = b.queryPort(1).lid();
+        int qpn = HwAddr.decode(ib1.hwAddr(), 0).qpn();
+        HwAddr hw = new HwAddr(0, 0x77, a.queryGid(1, 0));
+        int n = Neighbours.MAX_ENTRIES + 100;
+        for (int i = 0; i < n; i++) {
+            java.net.Inet4Address from = ip("10.0." + (i >> 8) + "." + (i & 0xff));
+            byte[] arp = new ArpPacket(ArpPacket.REQUEST, hw, from, null, ip("10.0.0.2")).encode();
+            raw.send(dlid, qpn, McastGroups.DEFAULT_QKEY, frame(Encap.ARP, arp));
+            long got = i + 1;
+            // one at a time: a UD burst past ib1's receive ring is lost on the fabric, never seen by ipoib
+            await(() -> ib1.stats().rxPackets() >= got, "request " + got + " received");
+        }
+        assertTrue(ib1.neighbours().size() <= Neighbours.MAX_ENTRIES, ib1.neighbours().size() + " entries");
+        byte[] p = Packets.icmpEcho("10.0.0.2", "10.0.0.1", 8, 1, 1, Packets.data(100, 1));
+        ib1.send(buf(p));
+        assertArrayEquals(p, f.next("ib0"), "ib1 still resolves and reaches ib0");
+        raw.close();
+    }
+
     @Test
     void removingTheInterfacesUnderTrafficDropsAndCountsAndLeaksNothing() throws Exception {
         AtomicBoolean stop = new AtomicBoolean();

@@ -28,11 +28,16 @@ final class ControlRequests {
     private ControlRequests() {
     }
 
-    /** A ping (ITT set) is echoed, data included; ITT 0xffffffff answers the target's ping and gets nothing. */
+    /**
+     * A ping (ITT set) is echoed, data included; ITT 0xffffffff answers the target's ping and gets nothing (one that
+     * answers no ping of ours is counted: UNMATCHED_NOP_OUT).
+     */
     static void nopOut(TargetConnection c, IserPdu pdu) {
         NopOut nop = (NopOut) pdu.pdu().header();
         if (nop.itt() == Reject.RESERVED_TAG) {
-            c.pingAnswered(nop.ttt());
+            if (!c.pingAnswered(nop.ttt())) {
+                c.runtime().counters().increment(TargetCounter.UNMATCHED_NOP_OUT);
+            }
             return;
         }
         c.sendStatus(sn -> new NopIn(nop.lun(), nop.itt(), Reject.RESERVED_TAG, sn), pdu.pdu().data(), 0);

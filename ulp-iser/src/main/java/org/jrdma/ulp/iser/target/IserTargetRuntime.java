@@ -137,6 +137,11 @@ public final class IserTargetRuntime implements PortalControl, AutoCloseable {
         return sessions.attach(c, p, group, window);
     }
 
+    /** Connections accepted and not yet gone (login phase ones included). */
+    int connectionCount() {
+        return connections.size();
+    }
+
     void connectionGone(TargetConnection c) {
         connections.remove(c);
         sessions.detach(c);

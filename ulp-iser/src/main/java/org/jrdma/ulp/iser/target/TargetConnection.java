@@ -72,6 +72,8 @@ final class TargetConnection implements IserConnectionHandler {
     private volatile long lastReceived = System.nanoTime();
     private volatile int pingTtt = Reject.RESERVED_TAG;
     private volatile long pingSentAt;
+    /** The pinger dropped this connection (counted once; the disconnect follows). */
+    private volatile boolean pingTimedOut;
     private int nextPingTtt;
     private int statSn;
 
@@ -260,11 +262,13 @@ final class TargetConnection implements IserConnectionHandler {
      * when nothing arrived for {@code idleNanos}.
      */
     void nopInTick(long now, long idleNanos, long timeoutNanos) {
-        if (session == null || closed.get()) {
+        if (session == null || closed.get() || pingTimedOut) {
             return;
         }
         if (pingTtt != Reject.RESERVED_TAG) {
             if (now - pingSentAt > timeoutNanos) {
+                // once: the ticks until the disconnect arrives must not count it again (3 were seen under load)
+                pingTimedOut = true;
                 runtime.counters().increment(TargetCounter.NOP_IN_TIMEOUTS);
                 close();
             }
@@ -284,11 +288,13 @@ final class TargetConnection implements IserConnectionHandler {
         }
     }
 
-    /** A NOP-Out that answers a ping (ITT 0xffffffff) with its TTT. */
-    void pingAnswered(int ttt) {
-        if (ttt == pingTtt) {
+    /** Whether {@code ttt} (of a NOP-Out with ITT 0xffffffff) answers the outstanding NOP-In ping, which it then ends. */
+    boolean pingAnswered(int ttt) {
+        if (ttt != Reject.RESERVED_TAG && ttt == pingTtt) {
             pingTtt = Reject.RESERVED_TAG;
+            return true;
         }
+        return false;
     }
 
     /** Disconnects (rdma_disconnect); {@link #onDisconnected} follows. */

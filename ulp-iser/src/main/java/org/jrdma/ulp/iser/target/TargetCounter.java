@@ -27,5 +27,10 @@ public enum TargetCounter {
     /** Handler failures (a bug, not bad input): the connection is dropped, other sessions go on. */
     INTERNAL_ERRORS,
     /** Sessions closed because a newer login with the same ISID and InitiatorName replaced them. */
-    REINSTATEMENTS
+    REINSTATEMENTS,
+    /**
+     * NOP-Outs with ITT 0xffffffff that answer no NOP-In of ours (TTT 0xffffffff or not the outstanding ping's):
+     * nothing to answer, dropped (LIO ignores the first kind and fails the second with EINVAL).
+     */
+    UNMATCHED_NOP_OUT
 }

@@ -27,6 +27,7 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
     private final Map<InetSocketAddress, Consumer<IserConnection>> listeners = new ConcurrentHashMap<>();
     private final Map<Integer, Buffer> stags = new ConcurrentHashMap<>();
     private final AtomicInteger nextStag = new AtomicInteger(0x1000);
+    /** Initiator ports 40000..64999, round and round (a fuzz run makes hundreds of thousands of connections). */
     private final AtomicInteger nextPort = new AtomicInteger(40000);
     private final AtomicInteger allocations = new AtomicInteger();
     /** Whether the initiator side lets the target invalidate its STags (ib_iser with fast registration). */
@@ -65,7 +66,7 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
         if (accept == null) {
             return CompletableFuture.failedFuture(new IserTransportException("REJECTED: no listener on " + portal));
         }
-        InetSocketAddress local = new InetSocketAddress(portal.getAddress(), nextPort.getAndIncrement());
+        InetSocketAddress local = new InetSocketAddress(portal.getAddress(), 40000 + Math.floorMod(nextPort.getAndIncrement() - 40000, 25000));
         End initiator = new End(local, portal, true);
         End target = new End(portal, local, false);
         initiator.peer = target;
@@ -93,6 +94,37 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
     /** Caller memory registered so far ({@link IserBufferPool#register}). */
     public int registrations() {
         return registrations.get();
+    }
+
+    /**
+     * Delivers {@code send} to the peer of {@code from} (a connection of this transport) as the bytes of one received
+     * SEND, as they are: the receive side decodes them as from the wire (the fuzz tests' way in).
+     */
+    public void deliverRaw(IserConnection from, byte[] send) {
+        End to = ((End) from).peer;
+        ByteBuf wire = Unpooled.wrappedBuffer(send.clone());
+        try {
+            to.inbox.execute(() -> to.receive(wire));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // that side closed: a real SEND would flush
+        }
+    }
+
+    /**
+     * Waits until the inbox of {@code conn} (or of its peer) has handled everything queued before this call: every
+     * PDU delivered to that side has been through its handler; if that side is closed, until its inbox has ended.
+     */
+    public void drain(IserConnection conn, boolean peer) throws Exception {
+        End e = peer ? ((End) conn).peer : (End) conn;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            e.inbox.execute(() -> done.complete(null));
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // closed: what was queued before the close still runs (the disconnect last)
+            e.inbox.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+            return;
+        }
+        done.get(10, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     @Override
@@ -240,6 +272,12 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
         @Override
         public void close() {
             if (closed.compareAndSet(false, true)) {
+                // the peer first: once either side has seen the disconnect, the other's is queued too (the fuzz
+                // test takes "the target dropped the session" as "the initiator will see the disconnect")
+                End p = peer;
+                if (p != null) {
+                    p.close();
+                }
                 IserConnectionHandler h = handler;
                 inbox.execute(() -> {
                     if (h != null) {
@@ -247,10 +285,6 @@ public final class MemoryTransport implements IserTransport, AutoCloseable {
                     }
                 });
                 inbox.shutdown();
-                End p = peer;
-                if (p != null) {
-                    p.close();
-                }
             }
         }
     }

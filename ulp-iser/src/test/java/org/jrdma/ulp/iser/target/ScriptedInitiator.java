@@ -126,6 +126,11 @@ public final class ScriptedInitiator implements IserConnectionHandler, AutoClose
         assertEquals(null, pdu, () -> "unexpected " + pdu.pdu().header());
     }
 
+    /** PDUs received and not yet taken. */
+    int pending() {
+        return received.size();
+    }
+
     boolean disconnected() {
         return down.getCount() == 0;
     }

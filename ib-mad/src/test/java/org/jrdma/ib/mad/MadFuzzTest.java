@@ -1,0 +1,143 @@
+package org.jrdma.ib.mad;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jrdma.ib.core.Access;
+import org.jrdma.ib.core.AddressHandle;
+import org.jrdma.ib.core.AhAttr;
+import org.jrdma.ib.core.CompletionQueue;
+import org.jrdma.ib.core.CqInitAttr;
+import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.MemoryRegion;
+import org.jrdma.ib.core.ProtectionDomain;
+import org.jrdma.ib.core.QpAttr;
+import org.jrdma.ib.core.QpCap;
+import org.jrdma.ib.core.QpInitAttr;
+import org.jrdma.ib.core.QpState;
+import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.QueuePair;
+import org.jrdma.ib.core.SendFlags;
+import org.jrdma.ib.core.SendWr;
+import org.jrdma.ib.core.Sge;
+import org.jrdma.ib.core.WcStatus;
+import org.jrdma.ib.core.WorkCompletion;
+import org.jrdma.ib.core.WrOpcode;
+import org.jrdma.testsupport.FuzzWatch;
+import org.junit.jupiter.api.AfterAll;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+
+/**
+ * Jazzer: MADs (any bytes, up to 2 KiB; past 256 the receive completes in error, recv_errors) from a bare UD QP of device B to QP1 of device A, where the SM/SA runs
+ * (ManagedIbFabric): the MAD layer's receive path (validate_mad, find_mad_agent, RMPP, unmatched responses, the layer's
+ * replies) and the agents on QP1 (the SA, multicast). Per input: the MAD is received once (rcvd), then counted as
+ * dropped (by reason) or answered (sent, unsupported_replies, sa_errors, RMPP counters) or taken by an agent whose
+ * own counter moves; nothing is logged at WARNING or above (a completion that threw), no thread dies, A's port stays
+ * ACTIVE. Seeds: SA queries (PathRecord, NodeRecord, MCMemberRecord join) and a vendor-class Get.
+ */
+class MadFuzzTest {
+    private static FuzzWatch watch;
+    private static ManagedIbFabric ib;
+    private static IbDevice a;
+    private static QueuePair qp;
+    private static CompletionQueue cq;
+    private static ProtectionDomain pd;
+    private static MemoryRegion mr;
+    private static AddressHandle ah;
+    private static final ByteBuffer BUF = ByteBuffer.allocateDirect(2048);
+
+    private static void start() throws Exception {
+        watch = new FuzzWatch();
+        ib = new ManagedIbFabric();
+        a = ib.add(1);
+        IbDevice b = ib.add(1);
+        ib.sweptBy(a, 0);
+        pd = b.allocPd(AbstractMadTest.RAW);
+        cq = b.createCq(AbstractMadTest.RAW, new CqInitAttr().cqe(4));
+        qp = pd.createQp(new QpInitAttr().qpType(QpType.UD).cq(cq)
+                .cap(new QpCap().maxSendWr(1).maxRecvWr(1).maxSendSge(1).maxRecvSge(1)));
+        qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).port(1).qkey(MadService.QP1_QKEY));
+        qp.modify(new QpAttr().state(QpState.RTR));
+        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+        mr = pd.regMr(BUF, Access.LOCAL_WRITE);
+        ah = pd.createAh(new AhAttr().portNum(1).dlid(a.queryPort(1).lid()));
+    }
+
+    @FuzzTest(maxDuration = "60s")
+    void mad(byte[] data) throws Exception {
+        if (ib == null) {
+            start();
+        }
+        int len = Math.min(data.length, BUF.capacity());
+        Map<String, Long> before = ib.mad().counters(a, 1);
+        BUF.put(0, data, 0, len);
+        qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                .sgList(new Sge(mr.iova(), len, mr.lkey())).ud(ah, 1, MadService.QP1_QKEY));
+        WorkCompletion[] wc = {new WorkCompletion()};
+        long end = System.nanoTime() + 10_000_000_000L;
+        while (cq.poll(wc) == 0 && System.nanoTime() - end < 0) {
+            LockSupport.parkNanos(20_000);
+        }
+        assertEquals(WcStatus.SUCCESS, wc[0].status(), "the raw send");
+        Map<String, Long> after = awaitChange(before, end);
+        assertEquals(received(before) + 1, received(after), "received once (a receive error: longer than a MAD)");
+        List<String> moved = new ArrayList<>();
+        after.forEach((k, v) -> {
+            if (!k.equals("rcvd") && !v.equals(before.getOrDefault(k, 0L))) {
+                moved.add(k);
+            }
+        });
+        assertTrue(!moved.isEmpty(), () -> "received, then neither answered nor counted: " + after);
+        List<String> failed = watch.take();
+        assertTrue(failed.isEmpty(), () -> "failures: " + failed);
+        assertEquals(org.jrdma.ib.core.PortState.ACTIVE, a.queryPort(1).state());
+    }
+
+    /** MADs received: taken (rcvd) or completed in error (recv_errors: more bytes than a MAD's 256). */
+    private static long received(Map<String, Long> c) {
+        return c.getOrDefault("rcvd", 0L) + c.getOrDefault("recv_errors", 0L);
+    }
+
+    /** The counters once the MAD is received and something else has moved (or the deadline passed). */
+    private static Map<String, Long> awaitChange(Map<String, Long> before, long end) {
+        long settle = 0;
+        while (true) {
+            Map<String, Long> now = ib.mad().counters(a, 1);
+            boolean rcvd = received(now) != received(before);
+            long others = now.entrySet().stream().filter(e -> !e.getKey().equals("rcvd"))
+                    .filter(e -> !e.getValue().equals(before.getOrDefault(e.getKey(), 0L))).count();
+            if (rcvd && others > 0) {
+                return now;
+            }
+            if (rcvd && settle == 0) {
+                settle = System.nanoTime() + 2_000_000_000L; // an agent's answer may come a moment later
+            }
+            if (System.nanoTime() - end > 0 || settle != 0 && System.nanoTime() - settle > 0) {
+                return now;
+            }
+            LockSupport.parkNanos(20_000);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        if (ib != null) {
+            System.out.println("MadFuzzTest: " + ib.mad().counters(a, 1));
+            ah.destroy();
+            qp.destroy();
+            mr.dereg();
+            cq.destroy();
+            pd.dealloc();
+            ib.close();
+            ib = null;
+            watch.close();
+        }
+    }
+}
