@@ -25,8 +25,10 @@ import org.osgi.framework.ServiceRegistration;
  * so that garbage does not count as growth.
  */
 public final class JvmCommand {
-    /** Full GCs at most for {@code -g}: one usually settles it; reference processing may need a second. */
-    static final int MAX_GCS = 4;
+    /** Full GCs at most for {@code -g}: two usually settle it; reference processing may need more. */
+    static final int MAX_GCS = 6;
+    /** Time for the Cleaner thread to free the direct buffers a GC found unreachable. */
+    static final long CLEANER_WAIT_MS = 200;
     private static final String NETTY_BUNDLE = "io.netty.common";
     private static final String NETTY_PLATFORM = "io.netty.util.internal.PlatformDependent";
 
@@ -76,15 +78,29 @@ public final class JvmCommand {
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
     }
 
+    /**
+     * Heap used after full GCs, repeated until neither the heap nor the direct pool shrinks any more: a direct
+     * buffer's memory is freed by the Cleaner thread after the GC that found it unreachable, not by the GC.
+     */
     static long heapAfterGc() {
         long used = Long.MAX_VALUE;
+        long direct = Long.MAX_VALUE;
         for (int i = 0; i < MAX_GCS; i++) {
             System.gc();
+            try {
+                Thread.sleep(CLEANER_WAIT_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
             long now = heapUsage().getUsed();
-            if (now >= used) {
+            BufferPoolMXBean p = pool("direct");
+            long d = p == null ? 0 : p.getMemoryUsed();
+            if (now >= used && d >= direct) {
                 return now;
             }
-            used = now;
+            used = Math.min(used, now);
+            direct = Math.min(direct, d);
         }
         return used;
     }
