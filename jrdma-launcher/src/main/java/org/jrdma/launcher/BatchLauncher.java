@@ -53,10 +53,12 @@ public final class BatchLauncher implements BundleActivator {
     private StartupGate gate;
     private ServiceContainer service;
     private org.osgi.framework.ServiceRegistration<?> installCommand;
+    private org.osgi.framework.ServiceRegistration<?> jvmCommand;
 
     @Override
     public void start(BundleContext context) {
         installCommand = org.jrdma.launcher.shell.InstallCommand.register(context); // install -s
+        jvmCommand = org.jrdma.launcher.shell.JvmCommand.register(context); // resource figures (soak/run)
         this.trace = Boolean.parseBoolean(context.getProperty(TRACE_PROPERTY));
         String socket = context.getProperty(ATTACH_SOCKET_PROPERTY);
         if (socket != null && !socket.isBlank()) {
@@ -81,6 +83,7 @@ public final class BatchLauncher implements BundleActivator {
     @Override
     public void stop(BundleContext context) {
         installCommand.unregister();
+        jvmCommand.unregister();
         if (service != null) {
             service.close();
             service = null;

@@ -1,6 +1,6 @@
 package org.jrdma.ib.core.cli;
 
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -9,22 +9,32 @@ import java.util.concurrent.ConcurrentHashMap;
  * and the command's words as the tool expects them.
  */
 public final class ToolRuns {
-    private final Set<Thread> running = ConcurrentHashMap.newKeySet();
+    /** The threads in {@link #run}, each with whether {@link #interruptAll()} interrupted it. */
+    private final Map<Thread, Boolean> running = new ConcurrentHashMap<>();
 
-    /** Runs {@code tool} on the calling thread, which {@link #interruptAll()} interrupts meanwhile. */
+    /**
+     * Runs {@code tool} on the calling thread, which {@link #interruptAll()} interrupts meanwhile. A tool that
+     * returns normally although it was interrupted so (ping prints its statistics and exits 0, as on SIGINT)
+     * still ends with status 130: its command went away under it, which the caller must not take for success.
+     */
     public void run(Runnable tool) {
         Thread self = Thread.currentThread();
-        running.add(self);
+        running.put(self, Boolean.FALSE);
+        boolean stopped;
         try {
             tool.run();
         } finally {
-            running.remove(self);
+            stopped = running.remove(self);
+        }
+        if (stopped) {
+            throw new CommandFailure(130, "interrupted: the command's bundle is stopping");
         }
     }
 
     /** Interrupts every thread in {@link #run} now (the component's deactivate). */
     public void interruptAll() {
-        for (Thread t : running) {
+        for (Thread t : running.keySet()) {
+            running.replace(t, Boolean.TRUE);
             t.interrupt();
         }
     }

@@ -93,6 +93,7 @@ public final class DeviceRegistry implements IbCore, DeviceRegistrar {
         d.clientData.put(client, new Object[1]);
         try {
             client.add(d);
+            DeviceImpl.LOG.log(System.Logger.Level.DEBUG, () -> d.name() + ": client " + client.name() + " added");
         } catch (RuntimeException | LinkageError e) {
             // as Linux: a client that fails add gets no more calls for this device
             d.clientData.remove(client);
@@ -115,6 +116,7 @@ public final class DeviceRegistry implements IbCore, DeviceRegistrar {
         } finally {
             d.clientData.remove(client);
         }
+        DeviceImpl.LOG.log(System.Logger.Level.DEBUG, () -> d.name() + ": client " + client.name() + " removed");
         DeviceImpl.Reaped r = d.reap(res -> res.owner == client);
         if (!r.leaked().isEmpty()) {
             DeviceImpl.LOG.log(System.Logger.Level.WARNING, d.name() + ": client " + client.name() + " left "
@@ -145,6 +147,8 @@ public final class DeviceRegistry implements IbCore, DeviceRegistrar {
             devices.put(index, d);
             lastIndex = index;
             publish();
+            // the soak (soak/run) counts these lines per cycle: one per device and add/remove callback
+            DeviceImpl.LOG.log(System.Logger.Level.DEBUG, () -> d.name() + ": registered (index " + d.index + ")");
             for (IbClient c : new ArrayList<>(clients)) {
                 if (clients.contains(c)) {
                     addClient(d, c);
@@ -184,6 +188,8 @@ public final class DeviceRegistry implements IbCore, DeviceRegistrar {
             d.state = DeviceImpl.State.GONE;
             devices.remove(d.index);
             d.report = new UnregisterReport(d.name(), List.copyOf(removed), List.copyOf(leaked), rest.flushed());
+            DeviceImpl.LOG.log(System.Logger.Level.DEBUG, () -> d.name() + ": unregistered (" + d.report.flushedWorkRequests()
+                    + " work requests flushed)");
         } finally {
             lock.unlock();
         }

@@ -139,6 +139,7 @@ final class Ping {
         long sent = 0;
         long received = 0;
         long next = start;
+        boolean interrupted = false;
         try {
             while (sent < count || received < sent) {
                 long now = System.nanoTime();
@@ -164,9 +165,13 @@ final class Ping {
                 }
             }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // Ctrl-C: the statistics, as iputils prints them on SIGINT
+            interrupted = true; // Ctrl-C: the statistics, as iputils prints them on SIGINT
         }
         summary(dst, sent, received, (System.nanoTime() - start) / 1_000_000);
+        if (interrupted) {
+            // only now: a write with the flag set closes an interruptible channel (Gogo's pipe) and loses the summary
+            Thread.currentThread().interrupt();
+        }
         return received > 0 ? 0 : 1;
     }
 

@@ -71,4 +71,44 @@ class PingTest {
         assertEquals("ping: SO_BINDTODEVICE ib9: No such device\n", ping("-I", "ib9", "10.0.0.2").err());
         assertEquals("ping: connect: Network is unreachable\n", ping("192.168.0.1").err());
     }
+
+    /**
+     * An interrupt (Ctrl-C, or the command's bundle stopping) ends ping with the statistics. They reach an output
+     * that is an interruptible channel (Gogo's pipes are): the flag is set again only after the summary is written.
+     */
+    @Test
+    void anInterruptPrintsTheStatisticsThroughAnInterruptibleChannel() throws Exception {
+        java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
+        java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+        Thread reader = new Thread(() -> {
+            try (java.io.InputStream in = java.nio.channels.Channels.newInputStream(pipe.source())) {
+                in.transferTo(got);
+            } catch (java.io.IOException e) {
+                // the pipe closed
+            }
+        });
+        reader.start();
+        int[] status = {-1};
+        boolean[] flag = {false};
+        Thread pinger = new Thread(() -> {
+            java.io.PrintStream out = new java.io.PrintStream(java.nio.channels.Channels.newOutputStream(pipe.sink()), true);
+            status[0] = new Ping(client, out, new StringBuilder()).main(new String[] {"-c", "1000", "-i", "0.05", "-I", "ib0", "10.0.0.2"});
+            flag[0] = Thread.currentThread().isInterrupted();
+            Thread.interrupted();
+            out.close();
+        });
+        pinger.start();
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!got.toString().contains("icmp_seq=3 ") && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        pinger.interrupt();
+        pinger.join(60_000);
+        reader.join(60_000);
+        String out = got.toString();
+        assertEquals(0, status[0], out);
+        assertTrue(flag[0], "the interrupt flag is kept for the caller");
+        assertTrue(out.contains("--- 10.0.0.2 ping statistics ---"), out);
+        assertTrue(Pattern.compile("\\n\\d+ packets transmitted, \\d+ received").matcher(out).find(), out);
+    }
 }
