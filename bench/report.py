@@ -489,7 +489,7 @@ if ih:
               "them; IPoIB is one `./jrdma --transient` container with ib0 and ib1 (lo0's two ports) attached to TUN "
               "devices moved into the namespaces (`ipoib attach`), in datagram mode (MTU 2044) and connected mode "
               f"(MTU 65520). iperf3 single stream, {ih['runs']} runs of {ih['secs']} s (mean ± sample sd); "
-              "`ping -c 50 -i 0.05`.\n")
+              "`ping -c 300 -i 0.01` after 2000 warm-up pings (cold, jrdma's packet path is interpreted: ~1 ms).\n")
     md.append("| path | iperf3 Gbit/s | ratio to veth | TCP retransmits/run | ping RTT avg (min/max) ms |")
     md.append("|---|---:|---:|---:|---:|")
     for name in ("veth", "datagram", "connected"):
