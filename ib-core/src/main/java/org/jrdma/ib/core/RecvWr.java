@@ -12,13 +12,7 @@ public final class RecvWr {
     public RecvWr next(RecvWr v) { next = v; return this; }
     public Sge[] sgList() { return sgList; }
     public RecvWr sgList(Sge... v) {
-        Sge[] list = v == null ? new Sge[0] : v;
-        for (int i = 0; i < list.length; i++) {
-            if (list[i] == null) {
-                throw new VerbsException(Errno.EINVAL, "sg_list[" + i + "] is null");
-            }
-        }
-        sgList = list;
+        sgList = Sge.checkedList(v);
         return this;
     }
     public int numSge() { return sgList.length; }

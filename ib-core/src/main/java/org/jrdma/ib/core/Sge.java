@@ -27,4 +27,15 @@ public final class Sge {
     public String toString() {
         return String.format("Sge{addr=0x%x, length=%d, lkey=0x%x}", addr, length, lkey);
     }
+
+    /** A work request's {@code sg_list} as given (null: empty); EINVAL naming the first null entry. */
+    static Sge[] checkedList(Sge[] v) {
+        Sge[] list = v == null ? new Sge[0] : v;
+        for (int i = 0; i < list.length; i++) {
+            if (list[i] == null) {
+                throw new VerbsException(Errno.EINVAL, "sg_list[" + i + "] is null");
+            }
+        }
+        return list;
+    }
 }

@@ -78,8 +78,8 @@ public abstract class IsolationSuite extends VerbsSuite {
         long seed = Long.getLong("jrdma.isolation.seed", System.nanoTime());
         Random r = new Random(seed);
         QpPair p = QpPair.rc(res);
-        Buf src = p.a.buf(MAX + 64, LW()).fill(seed);
-        Buf local = p.a.buf(MAX + 2 * PAD, LW());
+        Buf src = p.a.buf(MAX + 64, Access.LOCAL_WRITE).fill(seed);
+        Buf local = p.a.buf(MAX + 2 * PAD, Access.LOCAL_WRITE);
         int stale = 0;
         int staleMw = 0;
         int permitted = 0;
@@ -144,10 +144,6 @@ public abstract class IsolationSuite extends VerbsSuite {
             mw.dealloc();
             throw e;
         }
-    }
-
-    private static int LW() {
-        return Access.LOCAL_WRITE;
     }
 
     private static int pickRights(Random r) {

@@ -167,7 +167,12 @@ final class Neighbours {
         if (src == null || dev.ud() == null) {
             return;
         }
-        ArpPacket req = new ArpPacket(ArpPacket.REQUEST, dev.hw(), (Inet4Address) src.address(), null, target);
+        broadcastRequest((Inet4Address) src.address(), target);
+    }
+
+    /** An ARP request from {@code sender} for {@code target}, to the broadcast group. */
+    private void broadcastRequest(Inet4Address sender, Inet4Address target) {
+        ArpPacket req = new ArpPacket(ArpPacket.REQUEST, dev.hw(), sender, null, target);
         dev.mcast().send(dev.broadcastAddr().gid(), Encap.ARP, req.encode());
     }
 
@@ -182,8 +187,7 @@ final class Neighbours {
         }
         for (IfAddress a : dev.addresses()) {
             if (a.address() instanceof Inet4Address ip) {
-                ArpPacket g = new ArpPacket(ArpPacket.REQUEST, dev.hw(), ip, null, ip);
-                dev.mcast().send(dev.broadcastAddr().gid(), Encap.ARP, g.encode());
+                broadcastRequest(ip, ip);
             }
         }
     }

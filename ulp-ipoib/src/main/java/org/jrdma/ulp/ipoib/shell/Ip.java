@@ -1,9 +1,6 @@
 package org.jrdma.ulp.ipoib.shell;
 
 import java.io.PrintStream;
-import java.net.Inet4Address;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -155,7 +152,7 @@ final class Ip {
         if (dev == null) {
             return fail("Not enough information: \"dev\" argument is required.", 1);
         }
-        IfAddress ifa = parse(prefix);
+        IfAddress ifa = IfAddress.parse(prefix);
         if (ifa == null) {
             return fail("Error: inet prefix is expected rather than \"" + prefix + "\".", 1);
         }
@@ -177,21 +174,6 @@ final class Ip {
     private int delAddress(IpoibInterface i, IfAddress ifa) {
         return i.removeAddress(ifa.address(), ifa.prefix()) ? 0
                 : fail("RTNETLINK answers: Cannot assign requested address", 2);
-    }
-
-    /** {@code A.B.C.D[/PLEN]} (32 without a length, as iproute2); null if it is not one. */
-    static IfAddress parse(String s) {
-        String[] p = s.split("/", -1);
-        if (p.length > 2 || !p[0].matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
-            return null;
-        }
-        try {
-            InetAddress a = InetAddress.getByName(p[0]);
-            int plen = p.length == 2 ? Integer.parseInt(p[1]) : 32;
-            return a instanceof Inet4Address && plen >= 0 && plen <= 32 ? new IfAddress(a, plen) : null;
-        } catch (UnknownHostException | NumberFormatException e) {
-            return null;
-        }
     }
 
     private int neigh(List<String> rest) {

@@ -1,8 +1,6 @@
 package org.jrdma.ulp.ipoib.tun;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -97,17 +95,9 @@ public class TunAttachments {
         return true;
     }
 
-    /** {@code A.B.C.D/PREFIX} as {@code ip addr} takes it; null if it is not one. */
+    /** {@code A.B.C.D/PREFIX}, the prefix required here (unlike {@code ip addr}); null if it is not one. */
     public static IfAddress parseAddress(String v) {
-        int slash = v.indexOf('/');
-        if (slash < 0 || !v.substring(0, slash).matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
-            return null;
-        }
-        try {
-            return new IfAddress(InetAddress.getByName(v.substring(0, slash)), Integer.parseInt(v.substring(slash + 1)));
-        } catch (UnknownHostException | IllegalArgumentException e) {
-            return null;
-        }
+        return v.indexOf('/') < 0 ? null : IfAddress.parse(v);
     }
 
     public List<Attachment> list() {

@@ -95,12 +95,11 @@ final class TunBridge implements IpoibReceiver {
     }
 
     private void run() {
-        ByteBuffer packet = ByteBuffer.allocateDirect(TunDevice.MAX_PACKET);
         long nextWatch = 0;
         try {
             while (!closing) {
-                int n = tun.read(packet, WATCH_MS);
-                if (n > 0) {
+                ByteBuffer packet = tun.read(WATCH_MS);
+                if (packet != null) {
                     forward(packet);
                 }
                 long now = System.nanoTime();

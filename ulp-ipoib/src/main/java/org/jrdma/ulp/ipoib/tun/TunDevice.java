@@ -76,12 +76,12 @@ final class TunDevice implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@code timeoutMs} for a packet and copies it into {@code dst} (cleared first, flipped after).
+     * Waits up to {@code timeoutMs} for a packet.
      *
-     * @return the packet's length, 0 if none came in time
+     * @return the packet, a view of the device's read buffer valid until the next read; null if none came in time
      * @throws IOException when the device is closed or the read fails
      */
-    int read(ByteBuffer dst, int timeoutMs) throws IOException {
+    ByteBuffer read(int timeoutMs) throws IOException {
         int f = fd;
         if (f < 0) {
             throw new IOException(name + " is closed");
@@ -96,13 +96,9 @@ final class TunDevice implements AutoCloseable {
             pollfd.setShort(4, LibC.POLLIN);
             pollfd.setShort(6, (short) 0);
             libc.poll(pollfd, 1, timeoutMs);
-            return 0;
+            return null;
         }
-        int len = (int) n.longValue();
-        dst.clear();
-        dst.put(rbuf.getByteBuffer(0, len));
-        dst.flip();
-        return len;
+        return rbuf.getByteBuffer(0, n.longValue());
     }
 
     /** Hands one IP packet to the kernel (a TUN write never blocks: the kernel queues or drops it). */
