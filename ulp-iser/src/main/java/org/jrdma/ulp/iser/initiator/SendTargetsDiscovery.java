@@ -19,6 +19,7 @@ import org.jrdma.ulp.iser.pdu.IserPdu;
 import org.jrdma.ulp.iser.pdu.LogoutReason;
 import org.jrdma.ulp.iser.pdu.LogoutRequest;
 import org.jrdma.ulp.iser.pdu.LogoutResponse;
+import org.jrdma.ulp.iser.pdu.Reject;
 import org.jrdma.ulp.iser.pdu.RejectReason;
 import org.jrdma.ulp.iser.pdu.TargetSn;
 import org.jrdma.ulp.iser.pdu.TextResponse;
@@ -89,6 +90,10 @@ final class SendTargetsDiscovery implements ConnectionLogin.FullFeature {
             } else if (h instanceof LogoutResponse) {
                 result.complete(found);
                 conn.close();
+            } else if (h instanceof Reject r) { // say why: the reason is all an operator has to go on
+                throw new IscsiProtocolException(r.reason(), "the target rejected our "
+                        + (found == null ? "SendTargets Text Request" : "Logout Request") + " with reason "
+                        + r.reason() + String.format(" (0x%02x)", r.reason().code()));
             } else {
                 throw new IscsiProtocolException(RejectReason.PROTOCOL_ERROR, "unexpected " + h.opcode());
             }

@@ -278,6 +278,16 @@ class InitiatorSessionTest {
     }
 
     @Test
+    void aRejectedDiscoverySaysWhy() throws Exception {
+        target = new ScriptedTarget(fabric, PORTAL, SIZE, 8);
+        target.rejectText = org.jrdma.ulp.iser.pdu.RejectReason.INVALID_PDU_FIELD;
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> initiator.discover(PORTAL).toCompletableFuture().get(5, TimeUnit.SECONDS));
+        assertEquals("discovery: bad SendTargets answer: the target rejected our SendTargets Text Request with"
+                + " reason INVALID_PDU_FIELD (0x09)", e.getCause().getMessage());
+    }
+
+    @Test
     void secondLoginToTheSameTargetAndPortalIsRefused() throws Exception {
         IserSession s = login(128, IserSessionOptions.defaults());
         ExecutionException e = assertThrows(ExecutionException.class,

@@ -50,6 +50,8 @@ final class ScriptedTarget implements AutoCloseable {
     volatile boolean acceptLogins = true;
     /** False: READ/WRITE commands are swallowed (a hung LUN). */
     volatile boolean answerIo = true;
+    /** When set, Text Requests are answered with a Reject of this reason (LIO's answer to one it refuses). */
+    volatile org.jrdma.ulp.iser.pdu.RejectReason rejectText;
     private final byte[] disk;
     private final int window;
     private final MemoryTransport.IserListener listener;
@@ -151,6 +153,8 @@ final class ScriptedTarget implements AutoCloseable {
             IscsiHeader h = pdu.pdu().header();
             if (h instanceof LoginRequest r) {
                 login(c, r, pdu.pdu());
+            } else if (h instanceof TextRequest t && rejectText != null) {
+                send(c, new org.jrdma.ulp.iser.pdu.Reject(rejectText, sn(true), 0), new byte[48]);
             } else if (h instanceof TextRequest t) {
                 expCmdSn = t.sn().cmdSn() + 1;
                 TextKeys keys = TextKeys.of("TargetName", "iqn.2003-01.org.example:t1", "TargetAddress",
