@@ -47,6 +47,34 @@ class IpTest {
     }
 
     static final String BRD = "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff";
+    /** ib0's link-local address: fe80:: and lo0 port 1's GUID 6a72:646d:0:101 (its U/L bit already set). */
+    static final String LL0 = "fe80::6a72:646d:0:101";
+    static final String LIFE = "\n       valid_lft forever preferred_lft forever\n";
+
+    @Test
+    void ipv6AddressesAreAddedShownByScopeAndFamilyAndRefusedWhenBad() {
+        assertEquals(0, ip("addr", "add", "2001:db8::1/64", "dev", "ib0").status());
+        assertEquals(0, ip("addr", "add", "10.0.0.1/24", "dev", "ib0").status());
+        assertEquals(0, ip("addr", "add", "2001:DB8:0:0:1:0:0:1", "dev", "ib0").status(), "no length: /128");
+        ToolRun r = ip("addr", "show", "ib0");
+        assertTrue(r.out().endsWith("    inet 10.0.0.1/24 scope global ib0" + LIFE
+                + "    inet6 2001:db8::1:0:0:1/128 scope global " + LIFE
+                + "    inet6 2001:db8::1/64 scope global " + LIFE
+                + "    inet6 " + LL0 + "/64 scope link " + LIFE), r.out());
+        ToolRun six = ip("-6", "addr", "show", "dev", "ib0");
+        assertTrue(!six.out().contains(" inet ") && six.out().contains(" inet6 2001:db8::1/64 "), six.out());
+        assertTrue(!ip("-4", "addr").out().contains("inet6"));
+        assertEquals(2, ip("addr", "add", "2001:db8::1/64", "dev", "ib0").status(), "File exists");
+        assertEquals("Error: inet6 prefix is expected rather than \"2001:db8::zz/64\".\n",
+                ip("addr", "add", "2001:db8::zz/64", "dev", "ib0").err());
+        assertEquals(1, ip("addr", "add", "2001:db8::1/129", "dev", "ib0").status());
+        assertEquals(1, ip("addr", "add", "fe80::1%ib0/64", "dev", "ib0").status(), "no zone in an address");
+        ToolRun mc = ip("addr", "add", "ff02::5/128", "dev", "ib0");
+        assertEquals("RTNETLINK answers: Invalid argument\n", mc.err());
+        assertEquals(2, mc.status());
+        assertEquals(0, ip("addr", "del", "2001:db8::1/64", "dev", "ib0").status());
+        assertTrue(!ip("addr", "show", "ib0").out().contains("2001:db8::1/64"));
+    }
 
     @Test
     void ipLinkListsTheInterfacesAsIproute2() {
@@ -80,7 +108,8 @@ class IpTest {
         assertTrue(r.out().startsWith("1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP group "
                 + "default qlen 256\n"), r.out());
         assertTrue(r.out().endsWith("    inet 10.0.0.1/24 scope global ib0\n       valid_lft forever preferred_lft "
-                + "forever\n"), r.out());
+                + "forever\n    inet6 " + LL0 + "/64 scope link \n       valid_lft forever preferred_lft forever\n"),
+                r.out());
         ToolRun again = ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
         assertEquals(2, again.status());
         assertEquals("RTNETLINK answers: File exists\n", again.err());
