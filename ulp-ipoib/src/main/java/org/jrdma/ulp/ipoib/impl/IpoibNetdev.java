@@ -60,6 +60,7 @@ public final class IpoibNetdev implements IpoibInterface {
     private final Paths paths = new Paths(this);
     private final Arp arp = new Arp(this);
     private final Ndisc ndisc = new Ndisc(this);
+    private final Addrconf addrconf = new Addrconf(this);
     private final McastGroups mcast;
     private final RxPath rx = new RxPath(this);
     private final TxPath tx = new TxPath(this);
@@ -112,7 +113,7 @@ public final class IpoibNetdev implements IpoibInterface {
             ud.postRecvAll();
             hwAddr = new HwAddr(0, ud.qpn(), gid);
             wake(); // the first poll arms the CQ
-            mcast.joinGroup(IpoibMgid.ipv6(Ipv6.ALL_NODES, pkey), Ipv6.ALL_NODES); // after the broadcast group
+            addrconf.open();
             if (cmOptions.mode() == IpoibMode.CONNECTED && ibCm != null) {
                 applyMode(IpoibMode.CONNECTED);
             }
@@ -141,13 +142,8 @@ public final class IpoibNetdev implements IpoibInterface {
         link.groupMtu(Math.min(Mtu.ofCode(rec.mtu).bytes(), device.queryPort(port).activeMtu().bytes()) - Encap.LEN);
     }
 
-    /** Link up; the first time, addrconf's link-local address from the port GUID ({@code addrconf_dev_config}). */
     void carrierOn() {
-        if (!addresses.hasLinkLocal()) {
-            Inet6Address ll = Ipv6.linkLocal(gid);
-            addresses.add(ll, 64);
-            joinSolicitedNode(ll);
-        }
+        addrconf.linkUp();
         state = OperState.UP;
         LOG.log(System.Logger.Level.INFO, name + ": link up, qpn 0x" + Integer.toHexString(ud.qpn()) + ", qkey 0x"
                 + Integer.toHexString(qkey) + ", mtu " + link.mtu());
@@ -488,23 +484,15 @@ public final class IpoibNetdev implements IpoibInterface {
     public void addAddress(InetAddress address, int prefix) {
         addresses.add(address, prefix);
         if (address instanceof Inet6Address) {
-            run(() -> joinSolicitedNode(address));
+            run(() -> addrconf.added(address));
         }
-    }
-
-    /** {@code addrconf_join_solict}: the address's solicited-node group, so NS for it arrive. */
-    private void joinSolicitedNode(InetAddress address) {
-        Inet6Address group = Ipv6.solicitedNode(address);
-        mcast.joinGroup(IpoibMgid.ipv6(group, pkey), group);
     }
 
     @Override
     public boolean removeAddress(InetAddress address, int prefix) {
         boolean removed = addresses.remove(address, prefix);
-        if (removed && address instanceof Inet6Address && !addresses.isLocal(address)
-                && !addresses.sharesSolicitedNode(address)) {
-            Inet6Address group = Ipv6.solicitedNode(address);
-            run(() -> mcast.leaveGroup(IpoibMgid.ipv6(group, pkey)));
+        if (removed && address instanceof Inet6Address) {
+            run(() -> addrconf.removed(address));
         }
         return removed;
     }

@@ -107,8 +107,14 @@ record NdMessage(int type, int flags, Inet6Address target, HwAddr lladdr) {
         return found;
     }
 
-    /** RFC 4861 7.1.1: a DAD probe (from ::) goes to a solicited-node group, without the option; 7.1.2: S only unicast. */
+    /**
+     * Never from a group; RFC 4861 7.1.1: a DAD probe (from ::) goes to a solicited-node group, without the option;
+     * 7.1.2: S only to unicast.
+     */
     private void checkAddresses(Inet6Address src, Inet6Address dst) throws Malformed {
+        if (src.isMulticastAddress()) {
+            throw new Malformed("multicast source " + src.getHostAddress()); // RFC 4291 2.7, ipv6_rcv drops it
+        }
         if (type == NS && Ipv6.isUnspecified(src)
                 && (lladdr != null || !dst.equals(Ipv6.solicitedNode(dst)) || !dst.isMulticastAddress())) {
             throw new Malformed("NS from :: with a source address option or not to a solicited-node group");

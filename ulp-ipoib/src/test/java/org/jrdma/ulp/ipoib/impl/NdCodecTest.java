@@ -86,6 +86,8 @@ class NdCodecTest {
         byte[] solicitedToAll = Packets.ipv6("fe80::6a72:646d:0:201", "ff02::1", 58, 255,
                 java.util.Arrays.copyOfRange(na, 40, 88), 2);
         assertMalformed(solicitedToAll, solicitedToAll.length, "solicited NA to a multicast address");
+        byte[] fromGroup = withChecksum(ns, 8, 0xff); // source ff80::...: a group
+        assertMalformed(fromGroup, ns.length, "multicast source");
         byte[] groupLl = withChecksum(ns, 69, 0xff); // the option's QPN 0xffffff: a group
         groupLl = withChecksum(groupLl, 70, 0xff);
         groupLl = withChecksum(groupLl, 71, 0xff);
