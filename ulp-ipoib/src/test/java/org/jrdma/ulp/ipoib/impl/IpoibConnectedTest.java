@@ -110,7 +110,7 @@ class IpoibConnectedTest extends TwoInterfaces {
     }
 
     @Test
-    void aModeSwitchSendsAnUnsolicitedNaSoIpv6PeersLearnTheRcFlag() throws InterruptedException {
+    void aModeSwitchSendsAnUnsolicitedNaSoIpv6PeersLearnTheRcFlagAndGoByRc() throws InterruptedException {
         ib0.addAddress(Packets.ip6("2001:db8::1"), 64);
         ib1.addAddress(Packets.ip6("2001:db8::2"), 64);
         IpoibNetdev d1 = (IpoibNetdev) ib1;
@@ -124,6 +124,11 @@ class IpoibConnectedTest extends TwoInterfaces {
         connected(ib1);
         await(() -> entry.get()[0] == (byte) 0x80, "ib1's unsolicited NA (override) updated ib0's entry");
         assertArrayEquals(ib1.hwAddr(), entry.get());
+        connected(ib0);
+        byte[] big = Packets.udp6("2001:db8::1", "2001:db8::2", 1, 2, Packets.data(60_000, 8));
+        ib0.send(IpoibFixture.buf(big));
+        assertArrayEquals(big, f.next("ib1"), "60048 bytes of IPv6 over the RC connection");
+        await(() -> ib0.stats().rcTxPackets() >= 1, "counted as connected-mode traffic");
     }
 
     private static void assertArrayEqualsQpn(IpoibInterface peer, byte[] hw) {
