@@ -46,7 +46,7 @@ public final class IcmpEcho {
         return r;
     }
 
-    /** Whether {@code p} (a checked IPv6 packet of {@code len} bytes) is an ICMPv6 echo request, no extension header. */
+    /** Whether the checked IPv6 packet {@code p} is an ICMPv6 echo request (no extension header). */
     static boolean isRequestV6(byte[] p, int len) {
         return Ipv6.nextHeader(p) == Ipv6.NEXT_ICMPV6 && len >= Ipv6.HEADER + 8
                 && (p[Ipv6.HEADER] & 0xff) == V6_ECHO_REQUEST && p[Ipv6.HEADER + 1] == 0;

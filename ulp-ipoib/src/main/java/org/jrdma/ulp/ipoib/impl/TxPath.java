@@ -9,8 +9,8 @@ import org.jrdma.ulp.ipoib.impl.Counters.Drop;
 
 /**
  * The transmit side of an interface ({@code ipoib_start_xmit} and {@code ipoib_send}): an IPv4 or IPv6 packet is
- * checked, routed (multicast group, broadcast group, on-link neighbour by ARP or ND) and posted; a unicast frame goes over the peer's
- * connection in connected mode, else by datagram along its path. What cannot be sent is a counted drop. Runs on the
+ * checked, routed (multicast group, broadcast group, on-link neighbour by ARP or ND) and posted; a unicast frame goes
+ * over the peer's connection in connected mode, else by datagram along its path. What cannot be sent is a counted drop. Runs on the
  * interface's thread.
  */
 final class TxPath {

@@ -115,6 +115,7 @@ class IpoibConnectedTest extends TwoInterfaces {
         ib1.addAddress(Packets.ip6("2001:db8::2"), 64);
         IpoibNetdev d1 = (IpoibNetdev) ib1;
         await(() -> d1.mcast().attached(IpoibMgid.ipv6(Packets.ip6("ff02::1:ff00:2"), d1.pkey())), "ib1's group");
+        ib.sm().mcastSync();
         byte[] p = Packets.udp6("2001:db8::1", "2001:db8::2", 1, 2, Packets.data(1000, 7));
         ib0.send(IpoibFixture.buf(p));
         assertArrayEquals(p, f.next("ib1"), "resolved by ND in datagram mode");

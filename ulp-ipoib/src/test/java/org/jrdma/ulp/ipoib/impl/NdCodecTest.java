@@ -94,7 +94,7 @@ class NdCodecTest {
         assertMalformed(groupLl, ns.length, "link-layer address of a group");
     }
 
-    /** {@code p} with byte {@code at} set to {@code v} and the ICMPv6 checksum made right again (by the test's own sum). */
+    /** {@code p} with byte {@code at} set to {@code v}, the ICMPv6 checksum made right again (by the test's sum). */
     static byte[] withChecksum(byte[] p, int at, int v) {
         byte[] c = p.clone();
         c[at] = (byte) v;
