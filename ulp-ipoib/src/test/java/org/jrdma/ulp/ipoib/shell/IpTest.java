@@ -124,6 +124,35 @@ class IpTest {
     }
 
     @Test
+    void ipNeighShowsIpv6EntriesAsIproute2() throws Exception {
+        ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
+        ip("addr", "add", "2001:db8::1/64", "dev", "ib0");
+        ip("addr", "add", "2001:db8::2/64", "dev", "ib1");
+        IpoibInterface ib0 = client.get("ib0").orElseThrow();
+        java.util.concurrent.BlockingQueue<Integer> got = new java.util.concurrent.LinkedBlockingQueue<>();
+        client.get("ib1").orElseThrow().setReceiver((i, p) -> got.add(p.remaining()));
+        byte[] pkt = new byte[48]; // IPv6, 8 bytes of payload (no next header: 59)
+        pkt[0] = 0x60;
+        pkt[5] = 8;
+        pkt[6] = 59;
+        pkt[7] = 64;
+        System.arraycopy(InetAddress.getByName("2001:db8::1").getAddress(), 0, pkt, 8, 16);
+        System.arraycopy(InetAddress.getByName("2001:db8::2").getAddress(), 0, pkt, 24, 16);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        Integer len = null;
+        while (len == null && System.nanoTime() < end) { // the first NS may beat ib1's join of its group
+            ib0.send(ByteBuffer.wrap(pkt));
+            len = got.poll(1500, TimeUnit.MILLISECONDS);
+        }
+        assertEquals(48, len);
+        assertEquals("2001:db8::2 dev ib0 lladdr " + hw("ib1") + " REACHABLE\n",
+                ip("-6", "neigh", "show", "dev", "ib0").out());
+        assertEquals("", ip("-4", "neigh", "show", "dev", "ib0").out(), "no ARP entry");
+        assertTrue(ip("neigh").out().contains("2001:db8::1 dev ib1 lladdr " + hw("ib0") + " REACHABLE\n"),
+                "ib1 learnt ib0 from the NS");
+    }
+
+    @Test
     void ipNeighAndStatisticsAfterAPing() throws Exception {
         ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
         ip("addr", "add", "10.0.0.2/24", "dev", "ib1");
