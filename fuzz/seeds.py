@@ -2,7 +2,7 @@
 """Seed inputs for the Jazzer fuzz tests, from the Linux captures in the modules' test resources; written into the
 Jazzer layout <module>/src/test/resources/<package>/<Class>Inputs/<method>/ that `mvn verify` replays. Run from the
 repo root; re-running rewrites the seed files (findings, crash-*, are left alone)."""
-import os, struct, sys
+import ipaddress, os, struct, sys
 
 def frames(path):
     with open(path, "rb") as f:
@@ -108,6 +108,22 @@ def arp(op, sender_qpn, sender_ip, target_ip):
     target_hw = bytes(20) if op == 1 else struct.pack(">I", 0x48) + gid
     return struct.pack(">HHBBH", 32, 0x0800, 20, 4, op) + hw + ip(sender_ip) + target_hw + ip(target_ip)
 
+def ipv6(src, dst, next_header, hop_limit, upper, csum_at):
+    a = lambda x: ipaddress.IPv6Address(x).packed
+    pseudo = a(src) + a(dst) + struct.pack(">IxxxB", len(upper), next_header) + upper
+    if len(pseudo) % 2:
+        pseudo += b"\0"
+    c = sum(struct.unpack(">%dH" % (len(pseudo) // 2), pseudo))
+    while c >> 16:
+        c = (c & 0xffff) + (c >> 16)
+    upper = upper[:csum_at] + struct.pack(">H", ~c & 0xffff) + upper[csum_at + 2:]
+    return struct.pack(">IHBB", 0x60000000, len(upper), next_header, hop_limit) + a(src) + a(dst) + upper
+
+def nd(kind, flags, target, lladdr_qpn):
+    """RFC 4861 NS (135) / NA (136) with RFC 4391's 24-byte IPoIB link-layer address option (type 1 / 2, length 3)."""
+    opt = struct.pack(">BBxxI", 1 if kind == 135 else 2, 3, lladdr_qpn) + bytes.fromhex("fe800000000000000002c90300000001")
+    return struct.pack(">BBHBxxx", kind, 0, 0, flags) + ipaddress.IPv6Address(target).packed + opt
+
 def ipoib_seeds():
     dst = "ulp-ipoib/src/test/resources/org/jrdma/ulp/ipoib/impl/IpoibRxFuzzTestInputs/frame"
     enc = lambda ethertype, body: struct.pack(">HH", ethertype, 0) + body
@@ -118,6 +134,13 @@ def ipoib_seeds():
         "ipv4-icmp-echo": enc(0x0800, ipv4("10.0.0.9", "10.0.0.2", 1, bytes([8, 0, 0xf7, 0xfe, 0, 1, 0, 0]))),
         "ipv6": enc(0x86dd, bytes([0x60, 0, 0, 0, 0, 8, 17, 64]) + bytes(32) + struct.pack(">HHHH", 1, 2, 8, 0)),
         "short": bytes([0x08, 0x00]),
+        # ND for ib1's link-local (fe80:: + lo0 port 2's GUID) from a peer fe80::2:c903:0:1, hop limit 255
+        "ipv6-ns": enc(0x86dd, ipv6("fe80::2:c903:0:1", "ff02::1:ff00:201", 58, 255,
+                                    nd(135, 0, "fe80::6a72:646d:0:201", 0x77), 2)),
+        "ipv6-na": enc(0x86dd, ipv6("fe80::2:c903:0:1", "fe80::6a72:646d:0:201", 58, 255,
+                                    nd(136, 0x60, "fe80::2:c903:0:1", 0x77), 2)),
+        "ipv6-icmp-echo": enc(0x86dd, ipv6("fe80::2:c903:0:1", "fe80::6a72:646d:0:201", 58, 64,
+                                           bytes([128, 0, 0, 0, 0, 1, 0, 1]) + b"abcd", 2)),
     }
     for name, f in frames.items():
         write(dst, name, f)

@@ -3,6 +3,7 @@ package org.jrdma.webconsole;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import org.jrdma.ulp.ipoib.IfAddress;
 import org.jrdma.ulp.ipoib.IpoibInterface;
 import org.jrdma.ulp.ipoib.IpoibInterfaces;
 import org.jrdma.ulp.ipoib.IpoibStats;
@@ -40,8 +41,7 @@ public final class IpoibSection implements UlpSection {
                 "RX packets", "RX bytes", "TX packets", "TX bytes", "Dropped (rx/tx)"));
         for (IpoibInterface i : list) {
             IpoibStats s = i.stats();
-            String addrs = i.addresses().stream().map(a -> a.address().getHostAddress() + "/" + a.prefix())
-                    .collect(Collectors.joining(" "));
+            String addrs = i.addresses().stream().map(IfAddress::toString).collect(Collectors.joining(" "));
             h.row(List.of(i.name(), i.ifindex(), i.device() + "/" + i.port(), i.state(), i.mode(), i.mtu(),
                     String.format("0x%04x", i.pkey()), addrs, s.rxPackets(), s.rxBytes(), s.txPackets(), s.txBytes(),
                     s.rxDropped() + "/" + s.txDropped()));

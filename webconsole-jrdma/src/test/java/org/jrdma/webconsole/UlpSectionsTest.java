@@ -25,12 +25,13 @@ class UlpSectionsTest {
                 Map.entry("name", "ib0"), Map.entry("ifindex", 3), Map.entry("device", "lo0"), Map.entry("port", 1),
                 Map.entry("state", OperState.UP), Map.entry("mode", IpoibMode.DATAGRAM), Map.entry("mtu", 2044),
                 Map.entry("pkey", 0xffff),
-                Map.entry("addresses", List.of(new IfAddress(InetAddress.getByName("10.0.0.1"), 24))),
+                Map.entry("addresses", List.of(new IfAddress(InetAddress.getByName("10.0.0.1"), 24),
+                        new IfAddress(InetAddress.getByName("fe80:0:0:0:6a72:646d:0:101"), 64))),
                 Map.entry("stats", new IpoibStats(5, 500, 0, 1, 0, 7, 700, 0, 2, Map.of()))));
         Html h = new Html();
         IpoibSection.render(List.of(ib0), h);
         assertTrue(h.toString().contains("<tr><td>ib0</td><td>3</td><td>lo0/1</td><td>UP</td><td>DATAGRAM</td>"
-                + "<td>2044</td><td>0xffff</td><td>10.0.0.1/24</td><td>5</td><td>500</td><td>7</td><td>700</td>"
+                + "<td>2044</td><td>0xffff</td><td>10.0.0.1/24 fe80::6a72:646d:0:101/64</td><td>5</td><td>500</td><td>7</td><td>700</td>"
                 + "<td>1/2</td></tr>"), h.toString());
     }
 

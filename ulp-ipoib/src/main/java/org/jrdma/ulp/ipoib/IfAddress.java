@@ -1,10 +1,11 @@
 package org.jrdma.ulp.ipoib;
 
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
-/** An address of an interface with its prefix length ({@code inet 10.0.0.1/24}). */
+/** An address of an interface with its prefix length ({@code inet 10.0.0.1/24}, {@code inet6 fe80::1/64}). */
 public record IfAddress(InetAddress address, int prefix) {
     public IfAddress {
         int max = address.getAddress().length * 8;
@@ -13,19 +14,58 @@ public record IfAddress(InetAddress address, int prefix) {
         }
     }
 
-    /** {@code A.B.C.D[/PLEN]} as iproute2 takes it (32 without a length); null if it is not one. */
+    /**
+     * {@code A.B.C.D[/PLEN]} or {@code X:X::X[/PLEN]} (RFC 4291 text, no zone) as iproute2 takes them (32 or 128
+     * without a length); null if it is not one.
+     */
     public static IfAddress parse(String s) {
         String[] p = s.split("/", -1);
-        if (p.length > 2 || !p[0].matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+        boolean v4 = p[0].matches("\\d{1,3}(\\.\\d{1,3}){3}");
+        boolean v6 = p[0].contains(":") && p[0].matches("[0-9a-fA-F:.]+");
+        if (p.length > 2 || !v4 && !v6) {
             return null;
         }
         try {
             InetAddress a = InetAddress.getByName(p[0]);
-            int plen = p.length == 2 ? Integer.parseInt(p[1]) : 32;
-            return a instanceof Inet4Address && plen >= 0 && plen <= 32 ? new IfAddress(a, plen) : null;
+            int max = v4 ? 32 : 128;
+            int plen = p.length == 2 ? Integer.parseInt(p[1]) : max;
+            boolean family = v4 ? a instanceof Inet4Address : a instanceof Inet6Address;
+            return family && plen >= 0 && plen <= max ? new IfAddress(a, plen) : null;
         } catch (UnknownHostException | NumberFormatException e) {
             return null;
         }
+    }
+
+    /** The address as iproute2 prints it: dotted quad, or IPv6 with the longest zero run as {@code ::} (RFC 5952). */
+    public static String text(InetAddress a) {
+        if (!(a instanceof Inet6Address)) {
+            return a.getHostAddress();
+        }
+        byte[] b = a.getAddress();
+        int[] w = new int[8];
+        int bestAt = -1;
+        int bestLen = 1; // a single zero word stays "0"
+        for (int i = 0, run = 0; i < 8; i++) {
+            w[i] = (b[2 * i] & 0xff) << 8 | b[2 * i + 1] & 0xff;
+            run = w[i] == 0 ? run + 1 : 0;
+            if (run > bestLen) {
+                bestLen = run;
+                bestAt = i - run + 1;
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            if (i == bestAt) {
+                sb.append("::");
+                i += bestLen - 1;
+                continue;
+            }
+            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+                sb.append(':');
+            }
+            sb.append(Integer.toHexString(w[i]));
+        }
+        return sb.toString();
     }
 
     /** Whether {@code other} is on this address's subnet. */
@@ -60,6 +100,6 @@ public record IfAddress(InetAddress address, int prefix) {
 
     @Override
     public String toString() {
-        return address.getHostAddress() + "/" + prefix;
+        return text(address) + "/" + prefix;
     }
 }

@@ -75,7 +75,14 @@ public interface IpoibInterface {
 
     List<IfAddress> addresses();
 
-    /** {@code ip addr add ADDRESS/PREFIX dev NAME}: an IPv4 address this interface answers ARP for. */
+    /**
+     * {@code ip addr add ADDRESS/PREFIX dev NAME}: an IPv4 address this interface answers ARP for, or an IPv6 one it
+     * answers Neighbor Solicitations for (its solicited-node group joined). The link-local {@code fe80::} address
+     * from the port GUID is added by the interface itself on its first link up, as the kernel's addrconf does.
+     *
+     * @throws IllegalArgumentException for a multicast or unspecified address
+     * @throws IllegalStateException when the interface has it already ("RTNETLINK answers: File exists")
+     */
     void addAddress(InetAddress address, int prefix);
 
     /** {@code ip addr del}; false if the interface had no such address. */
@@ -83,11 +90,16 @@ public interface IpoibInterface {
 
     List<Neighbour> neighbours();
 
-    /** The IPv4 multicast groups joined with {@link #joinGroup} (the broadcast group not included). */
+    /**
+     * The multicast groups joined as a full member: IPv4 ones with {@link #joinGroup}, IPv6 ones with it and those
+     * addrconf joins ({@code ff02::1}, the solicited-node group of each IPv6 address); the broadcast group not
+     * included.
+     */
     List<InetAddress> groups();
 
     /**
-     * {@code IP_ADD_MEMBERSHIP}: join the IPv4 multicast group's MGID (RFC 4391 section 4) as a full member;
+     * {@code IP_ADD_MEMBERSHIP} / {@code IPV6_ADD_MEMBERSHIP}: join the multicast group's MGID (RFC 4391 section 4,
+     * signature 0x401B or 0x601B) as a full member;
      * completes when the group's traffic reaches {@link #setReceiver}, exceptionally if the SA refuses.
      */
     CompletableFuture<Void> joinGroup(InetAddress group);
@@ -95,12 +107,16 @@ public interface IpoibInterface {
     /** {@code IP_DROP_MEMBERSHIP}. */
     CompletableFuture<Void> leaveGroup(InetAddress group);
 
-    /** Queues an IPv4 packet (starting with its IP header) for sending; the buffer's remaining bytes are copied. */
+    /**
+     * Queues an IPv4 or IPv6 packet (starting with its IP header) for sending: resolved by ARP or Neighbor Discovery,
+     * multicast to its MGID; the buffer's remaining bytes are copied.
+     */
     void send(ByteBuffer ipPacket);
 
     /**
-     * The receiver of IP packets. Null: ICMP echo requests to the interface's addresses are answered (as the
-     * kernel does), everything else is counted and dropped ({@code rx_no_receiver}).
+     * The receiver of IP packets (never ARP, nor IPv6 Neighbor Solicitations and Advertisements: the interface
+     * handles those). Null: ICMP and ICMPv6 echo requests to the interface's addresses are answered (as the kernel
+     * does), everything else is counted and dropped ({@code rx_no_receiver}).
      */
     void setReceiver(IpoibReceiver receiver);
 

@@ -4,5 +4,5 @@
  * interfaces as the {@link IpoibInterfaces} service. Only JDK types: the verbs, SA and wire codecs stay private.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 package org.jrdma.ulp.ipoib;

@@ -25,6 +25,8 @@ final class Counters {
     /** Why a packet was dropped: the reason names {@link IpoibStats#drops()} uses. */
     enum Drop {
         RX_SHORT(true), RX_BAD_ETHERTYPE(true), RX_BAD_ARP(true), RX_LENGTH(true), RX_NO_RECEIVER(true),
+        /** An NS/NA that RFC 4861 section 7.1 says to discard (hop limit, checksum, length, options). */
+        RX_BAD_ND(true),
         TX_OVERSIZE(false), TX_NO_ROUTE(false), TX_UNRESOLVED(false), TX_NO_PATH(false), TX_NO_GROUP(false),
         TX_CARRIER(false), TX_RING_FULL(false), TX_QUEUE_FULL(false), TX_REMOVED(false), TX_NOT_IP(false),
         /** More packets than a connection being set up holds. */

@@ -2,13 +2,17 @@ package org.jrdma.ulp.ipoib.impl;
 
 /**
  * The one thing of the host's IP stack an interface does itself while no receiver is attached: it answers ICMP
- * echo requests (RFC 792) to its own addresses, as the Linux kernel does, so that {@code ping} works between the
+ * echo requests (RFC 792, and ICMPv6's of RFC 4443) to its own addresses, as the Linux kernel does, so that {@code ping} works between the
  * interfaces of one container. Options in the IP header are dropped from the reply.
  */
 public final class IcmpEcho {
     static final int PROTO_ICMP = 1;
     static final int ECHO_REPLY = 0;
     static final int ECHO_REQUEST = 8;
+    /** ICMPv6 (RFC 4443 section 4). */
+    static final int V6_ECHO_REQUEST = 128;
+    static final int V6_ECHO_REPLY = 129;
+    static final int V6_HOP_LIMIT = 64;
 
     private IcmpEcho() {
     }
@@ -37,22 +41,24 @@ public final class IcmpEcho {
         r[20] = ECHO_REPLY;
         r[22] = 0;
         r[23] = 0;
-        putChecksum(r, 20, icmpLen, 22);
-        putChecksum(r, 0, 20, 10);
+        InetChecksum.put(r, 20, icmpLen, 22);
+        InetChecksum.put(r, 0, 20, 10);
         return r;
     }
 
-    /** The Internet checksum (RFC 1071) of {@code b[off..off+len)}, stored at {@code at}. */
-    public static void putChecksum(byte[] b, int off, int len, int at) {
-        long sum = 0;
-        for (int i = 0; i < len; i += 2) {
-            sum += (b[off + i] & 0xff) << 8 | (i + 1 < len ? b[off + i + 1] & 0xff : 0);
-        }
-        while ((sum >> 16) != 0) {
-            sum = (sum & 0xffff) + (sum >> 16);
-        }
-        int c = (int) ~sum & 0xffff;
-        b[at] = (byte) (c >>> 8);
-        b[at + 1] = (byte) c;
+    /** Whether the checked IPv6 packet {@code p} is an ICMPv6 echo request (no extension header). */
+    static boolean isRequestV6(byte[] p, int len) {
+        return Ipv6.nextHeader(p) == Ipv6.NEXT_ICMPV6 && len >= Ipv6.HEADER + 8
+                && (p[Ipv6.HEADER] & 0xff) == V6_ECHO_REQUEST && p[Ipv6.HEADER + 1] == 0;
+    }
+
+    /** The ICMPv6 echo reply: addresses swapped, hop limit 64, type 129, the checksum new. */
+    static byte[] replyV6(byte[] p, int len) {
+        byte[] r = Ipv6.packet(Ipv6.destination(p), Ipv6.source(p), Ipv6.NEXT_ICMPV6, V6_HOP_LIMIT,
+                len - Ipv6.HEADER);
+        System.arraycopy(p, Ipv6.HEADER, r, Ipv6.HEADER, len - Ipv6.HEADER);
+        r[Ipv6.HEADER] = (byte) V6_ECHO_REPLY;
+        InetChecksum.putIcmpv6(r, r.length);
+        return r;
     }
 }

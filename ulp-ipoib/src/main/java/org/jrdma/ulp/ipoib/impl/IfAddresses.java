@@ -1,6 +1,7 @@
 package org.jrdma.ulp.ipoib.impl;
 
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -8,8 +9,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.jrdma.ulp.ipoib.IfAddress;
 
 /**
- * The IPv4 addresses of one interface (Linux's {@code in_device} address list) and what routing asks of them:
- * on-link, broadcast, local. Read from any thread.
+ * The IPv4 and IPv6 addresses of one interface (Linux's {@code in_device} and {@code inet6_dev} address lists) and
+ * what routing asks of them: on-link, broadcast, local. Read from any thread.
  */
 final class IfAddresses {
     private final List<IfAddress> list = new CopyOnWriteArrayList<>();
@@ -18,10 +19,13 @@ final class IfAddresses {
         return List.copyOf(list);
     }
 
-    /** {@code ip addr add}: IPv4 only; a second add of the same address and prefix is refused as the kernel does. */
+    /**
+     * {@code ip addr add}: a second add of the same address and prefix is refused as the kernel does; a multicast
+     * or unspecified address is no interface address.
+     */
     void add(InetAddress address, int prefix) {
-        if (!(address instanceof Inet4Address)) {
-            throw new IllegalArgumentException("only IPv4 addresses so far: " + address.getHostAddress());
+        if (address.isMulticastAddress() || address.isAnyLocalAddress()) {
+            throw new IllegalArgumentException("RTNETLINK answers: Invalid argument");
         }
         IfAddress a = new IfAddress(address, prefix);
         if (list.contains(a)) {
@@ -34,7 +38,7 @@ final class IfAddresses {
         return list.remove(new IfAddress(address, prefix));
     }
 
-    boolean onLink(Inet4Address dst) {
+    boolean onLink(InetAddress dst) {
         return list.stream().anyMatch(a -> a.onLink(dst));
     }
 
@@ -47,5 +51,17 @@ final class IfAddresses {
 
     boolean isLocal(InetAddress ip) {
         return list.stream().anyMatch(a -> a.address().equals(ip));
+    }
+
+    /** Whether another IPv6 address of ours has the solicited-node group of {@code a} (so it stays joined). */
+    boolean sharesSolicitedNode(InetAddress a) {
+        Inet6Address group = Ipv6.solicitedNode(a);
+        return list.stream().anyMatch(o -> o.address() instanceof Inet6Address && !o.address().equals(a)
+                && Ipv6.solicitedNode(o.address()).equals(group));
+    }
+
+    /** Whether an IPv6 link-local address is there (addrconf adds one on link up). */
+    boolean hasLinkLocal() {
+        return list.stream().anyMatch(a -> a.address() instanceof Inet6Address v6 && v6.isLinkLocalAddress());
     }
 }

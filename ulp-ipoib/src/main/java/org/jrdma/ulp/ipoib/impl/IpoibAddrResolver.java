@@ -15,7 +15,8 @@ import org.jrdma.ulp.ipoib.IpoibInterface;
  * The IPoIB interfaces as the RDMA CM's {@code addr.c} sees the kernel's netdevs: an address added with {@code ip
  * addr add} is on its interface's port and GID ({@code rdma_translate_ip}); a destination is reached by the interface
  * routing picks (or the source address's) and its GID is in the 20-byte hardware address the ARP table gives
- * ({@code addr_resolve_neigh}, {@code rdma_addr_gid_offset} 4). IPv4 only, as the interfaces.
+ * ({@code addr_resolve_neigh}, {@code rdma_addr_gid_offset} 4). IPv4 only: the interfaces' IPv6 addresses are not
+ * offered to the RDMA CM (yet).
  */
 final class IpoibAddrResolver implements RdmaAddrResolver {
     private final IpoibClient client;
@@ -26,6 +27,9 @@ final class IpoibAddrResolver implements RdmaAddrResolver {
 
     @Override
     public RdmaDevAddr translateIp(InetAddress ip) {
+        if (!(ip instanceof Inet4Address)) {
+            return null; // IPv6 stays with the RDMA CM's GID lookup (an IPoIB link-local can equal the port GID)
+        }
         IpoibNetdev d = owner(ip);
         return d == null ? null : devAddr(d, ip, null);
     }
@@ -49,7 +53,7 @@ final class IpoibAddrResolver implements RdmaAddrResolver {
             return CompletableFuture.failedFuture(new VerbsException(Errno.ENETUNREACH,
                     out.name() + ": " + to.getHostAddress() + " is not on-link"));
         }
-        return out.neighbourTable().resolve(to, timeoutMs).thenApply(hw -> devAddr(out, from, hw));
+        return out.arp().table().resolve(to, timeoutMs).thenApply(hw -> devAddr(out, from, hw));
     }
 
     /** The interface with {@code ip} among its addresses ({@code __ip_dev_find}), or null. */

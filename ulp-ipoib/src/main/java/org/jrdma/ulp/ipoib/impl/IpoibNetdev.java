@@ -1,5 +1,6 @@
 package org.jrdma.ulp.ipoib.impl;
 
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -57,7 +58,9 @@ public final class IpoibNetdev implements IpoibInterface {
     private final AtomicBoolean pollQueued = new AtomicBoolean();
     private final IfAddresses addresses = new IfAddresses();
     private final Paths paths = new Paths(this);
-    private final Neighbours neighbours = new Neighbours(this);
+    private final Arp arp = new Arp(this);
+    private final Ndisc ndisc = new Ndisc(this);
+    private final Addrconf addrconf = new Addrconf(this);
     private final McastGroups mcast;
     private final RxPath rx = new RxPath(this);
     private final TxPath tx = new TxPath(this);
@@ -110,6 +113,7 @@ public final class IpoibNetdev implements IpoibInterface {
             ud.postRecvAll();
             hwAddr = new HwAddr(0, ud.qpn(), gid);
             wake(); // the first poll arms the CQ
+            addrconf.open();
             if (cmOptions.mode() == IpoibMode.CONNECTED && ibCm != null) {
                 applyMode(IpoibMode.CONNECTED);
             }
@@ -139,6 +143,7 @@ public final class IpoibNetdev implements IpoibInterface {
     }
 
     void carrierOn() {
+        addrconf.linkUp();
         state = OperState.UP;
         LOG.log(System.Logger.Level.INFO, name + ": link up, qpn 0x" + Integer.toHexString(ud.qpn()) + ", qkey 0x"
                 + Integer.toHexString(qkey) + ", mtu " + link.mtu());
@@ -232,7 +237,8 @@ public final class IpoibNetdev implements IpoibInterface {
                 LOG.log(System.Logger.Level.DEBUG, name + ": event handler: " + e);
             }
         }
-        neighbours.flush(Drop.TX_REMOVED);
+        arp.table().flush(Drop.TX_REMOVED);
+        ndisc.table().flush(Drop.TX_REMOVED);
         stopCm(Drop.TX_REMOVED);
         mcast.close(Drop.TX_REMOVED);
         paths.flush(Drop.TX_REMOVED);
@@ -288,8 +294,12 @@ public final class IpoibNetdev implements IpoibInterface {
         return broadcast;
     }
 
-    Neighbours neighbourTable() {
-        return neighbours;
+    Arp arp() {
+        return arp;
+    }
+
+    Ndisc ndisc() {
+        return ndisc;
     }
 
     SaClient sa() {
@@ -405,7 +415,8 @@ public final class IpoibNetdev implements IpoibInterface {
         }
         link.setMode(mode);
         if (state == OperState.UP) {
-            neighbours.announce();
+            arp.announce();
+            ndisc.announce();
         }
         LOG.log(System.Logger.Level.INFO, name + ": mode " + mode.sysfs() + ", mtu " + link.mtu());
     }
@@ -472,16 +483,25 @@ public final class IpoibNetdev implements IpoibInterface {
     @Override
     public void addAddress(InetAddress address, int prefix) {
         addresses.add(address, prefix);
+        if (address instanceof Inet6Address) {
+            run(() -> addrconf.added(address));
+        }
     }
 
     @Override
     public boolean removeAddress(InetAddress address, int prefix) {
-        return addresses.remove(address, prefix);
+        boolean removed = addresses.remove(address, prefix);
+        if (removed && address instanceof Inet6Address) {
+            run(() -> addrconf.removed(address));
+        }
+        return removed;
     }
 
     @Override
     public List<Neighbour> neighbours() {
-        return neighbours.list();
+        List<Neighbour> l = new java.util.ArrayList<>(arp.table().list());
+        l.addAll(ndisc.table().list());
+        return l;
     }
 
     @Override
@@ -491,13 +511,13 @@ public final class IpoibNetdev implements IpoibInterface {
 
     @Override
     public CompletableFuture<Void> joinGroup(InetAddress group) {
-        Gid mgid = IpoibMgid.ipv4(group, pkey);
+        Gid mgid = IpoibMgid.of(group, pkey);
         return exec.submit(() -> mcast.joinGroup(mgid, group));
     }
 
     @Override
     public CompletableFuture<Void> leaveGroup(InetAddress group) {
-        Gid mgid = IpoibMgid.ipv4(group, pkey);
+        Gid mgid = IpoibMgid.of(group, pkey);
         return exec.submit(() -> mcast.leaveGroup(mgid) ? CompletableFuture.completedFuture(null)
                 : CompletableFuture.failedFuture(
                         new IllegalStateException(group.getHostAddress() + " is not joined on " + name)));

@@ -20,7 +20,8 @@ import org.jrdma.ulp.ipoib.impl.Counters.Drop;
 /**
  * The multicast groups of one interface (Linux's {@code ipoib_multicast.c}): the broadcast group, joined first as a
  * full member (MGID, PortGID, P_Key, JoinState, as {@code ipoib_mcast_join}); the IPv4 groups the user joins, with
- * the broadcast group's Q_Key, MTU, TClass, rate, SL, FlowLabel and HopLimit (RFC 4391 section 4 "MUST use the same");
+ * the broadcast group's Q_Key, MTU, TClass, rate, SL, FlowLabel and HopLimit; the IPv6 groups the same way (all-nodes
+ * and the solicited-node groups of the interface's addresses, as {@code addrconf} joins them) (RFC 4391 section 4 "MUST use the same");
  * and send-only groups made by sending to a group not joined (SendOnlyNonMember, up to {@value #MAX_QUEUE} packets
  * waiting, {@code IPOIB_MAX_MCAST_QUEUE}). Joins go through the SA client's {@code multicast.c}. Used on the
  * interface's thread; {@link #joined} reads from any.
@@ -38,15 +39,19 @@ final class McastGroups {
     private static final long CREATE_BROADCAST = MCMemberRecord.QKEY | MCMemberRecord.MTU_SELECTOR
             | MCMemberRecord.MTU | MCMemberRecord.TRAFFIC_CLASS | MCMemberRecord.SL | MCMemberRecord.FLOW_LABEL;
 
+    /** A frame waiting for its group's join. */
+    private record Frame(int ethertype, byte[] payload) {
+    }
+
     private static final class Group {
         final Gid mgid;
         final InetAddress ip;
         final boolean sendOnly;
         final CompletableFuture<Void> joined = new CompletableFuture<>();
-        final ArrayDeque<byte[]> queue = new ArrayDeque<>();
+        final ArrayDeque<Frame> queue = new ArrayDeque<>();
         Multicast join;
         AddressHandle ah;
-        boolean attached;
+        volatile boolean attached;
 
         Group(Gid mgid, InetAddress ip, boolean sendOnly) {
             this.mgid = mgid;
@@ -141,9 +146,9 @@ final class McastGroups {
         }
         g.ah = dev.ud().pd.createAh(new AhAttr().portNum(dev.port()).dlid(rec.mlid).sl(rec.sl).grh(g.mgid, 0));
         g.joined.complete(null);
-        byte[] p;
-        while ((p = g.queue.poll()) != null) {
-            dev.txPath().post(g.ah, HwAddr.MULTICAST_QPN, Encap.IPV4, p);
+        Frame f;
+        while ((f = g.queue.poll()) != null) {
+            dev.txPath().post(g.ah, HwAddr.MULTICAST_QPN, f.ethertype(), f.payload());
         }
         if (g == broadcast) {
             dev.carrierOn();
@@ -179,7 +184,7 @@ final class McastGroups {
             dev.counters().drop(Drop.TX_QUEUE_FULL);
             return;
         }
-        g.queue.add(payload);
+        g.queue.add(new Frame(ethertype, payload));
     }
 
     /** {@code IP_ADD_MEMBERSHIP}: joins at once if the broadcast group is joined, else right after it. */
@@ -231,7 +236,7 @@ final class McastGroups {
         }
     }
 
-    /** The IPv4 groups joined (with {@link #joinGroup}), for {@code ip maddr} and the API. */
+    /** The groups joined as full member (IPv4 ones with {@link #joinGroup}, IPv6 ones by addrconf too). */
     List<InetAddress> joined() {
         List<InetAddress> out = new ArrayList<>();
         for (Group g : groups.values()) {
@@ -240,6 +245,12 @@ final class McastGroups {
             }
         }
         return out;
+    }
+
+    /** Whether the QP is attached to the full-member group {@code mgid} (its traffic arrives). */
+    boolean attached(Gid mgid) {
+        Group g = groups.get(mgid);
+        return g != null && g.attached;
     }
 
     private List<Group> all() {

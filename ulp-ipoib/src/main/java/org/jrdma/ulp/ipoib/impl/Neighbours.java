@@ -1,6 +1,6 @@
 package org.jrdma.ulp.ipoib.impl;
 
-import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,20 +8,20 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 
 import org.jrdma.ib.core.Errno;
 import org.jrdma.ib.core.VerbsException;
 import org.jrdma.ib.mad.sa.PathRecord;
-import org.jrdma.ulp.ipoib.IfAddress;
 import org.jrdma.ulp.ipoib.Neighbour;
 import org.jrdma.ulp.ipoib.impl.Counters.Drop;
 
 /**
- * The ARP table of one interface (Linux's {@code neigh} for {@code ARPHRD_INFINIBAND}, RFC 826 as RFC 4391 section 8
- * uses it): a destination without an entry gets one INCOMPLETE, its packets wait (up to {@value #MAX_QUEUE_BYTES}
- * bytes, the oldest dropped first: {@code unres_qlen_bytes}'s default, {@code SK_WMEM_MAX}) while a request is broadcast every {@value #RETRANS_MS} ms, at most
- * {@value #PROBES} times ({@code mcast_solicit}); then the entry is FAILED and its packets are dropped. A reply or
- * a request for one of our addresses makes the sender REACHABLE. The RDMA CM's address resolution waits on an entry
+ * A neighbour table of one interface (Linux's {@code neigh_table}: {@code arp_tbl} for IPv4 with {@link Arp},
+ * {@code nd_tbl} for IPv6 with {@link Ndisc}; each protocol sends its own solicitations): a destination without an entry gets one INCOMPLETE, its packets wait (up to {@value #MAX_QUEUE_BYTES}
+ * bytes, the oldest dropped first: {@code unres_qlen_bytes}'s default, {@code SK_WMEM_MAX}) while a solicitation is sent every {@value #RETRANS_MS} ms, at most
+ * {@value #PROBES} times ({@code mcast_solicit}); then the entry is FAILED and its packets are dropped. An answer, or
+ * a solicitation for one of our addresses, makes the sender REACHABLE ({@link #learned}). The RDMA CM's address resolution waits on an entry
  * as a packet does ({@link #resolve}).
  * No aging (REACHABLE stays), but the table is bounded
  * as Linux bounds {@code arp_tbl}: at {@value #MAX_ENTRIES} entries ({@code gc_thresh3}) a new one first makes a
@@ -39,7 +39,7 @@ final class Neighbours {
     static final int RETRANS_MS = 1000;
 
     private static final class Entry {
-        final Inet4Address ip;
+        final InetAddress ip;
         /** Creation order, for the forced GC's oldest-first. */
         long created;
         final ArrayDeque<byte[]> queue = new ArrayDeque<>();
@@ -51,24 +51,33 @@ final class Neighbours {
         int probes;
         Future<?> timer;
 
-        Entry(Inet4Address ip) {
+        Entry(InetAddress ip) {
             this.ip = ip;
         }
     }
 
     private final IpoibNetdev dev;
-    private final Map<Inet4Address, Entry> table = new ConcurrentHashMap<>();
+    /** "ARP" or "ND", for messages. */
+    private final String proto;
+    /** The EtherType of the packets waiting here. */
+    private final int ethertype;
+    /** Sends one solicitation for the address ({@code arp_solicit}, {@code ndisc_solicit}). */
+    private final Consumer<InetAddress> solicit;
+    private final Map<InetAddress, Entry> table = new ConcurrentHashMap<>();
     private long created;
 
-    Neighbours(IpoibNetdev dev) {
+    Neighbours(IpoibNetdev dev, String proto, int ethertype, Consumer<InetAddress> solicit) {
         this.dev = dev;
+        this.proto = proto;
+        this.ethertype = ethertype;
+        this.solicit = solicit;
     }
 
-    /** Sends an IPv4 packet to the on-link {@code ip}: at once if resolved, else after ARP. */
-    void send(Inet4Address ip, byte[] packet) {
+    /** Sends a packet to the on-link {@code ip}: at once if resolved, else after the solicitation's answer. */
+    void send(InetAddress ip, byte[] packet) {
         Entry e = table.get(ip);
         if (e != null && e.state == Neighbour.State.REACHABLE) {
-            dev.txPath().unicast(e.hw, Encap.IPV4, packet);
+            dev.txPath().unicast(e.hw, ethertype, packet);
             return;
         }
         e = unresolved(ip, e);
@@ -89,7 +98,7 @@ final class Neighbours {
      * from any thread; fails with ETIMEDOUT after {@code timeoutMs} without an answer ({@code process_one_req}), ENODEV
      * if the interface goes away (so the future always completes).
      */
-    CompletableFuture<HwAddr> resolve(Inet4Address ip, int timeoutMs) {
+    CompletableFuture<HwAddr> resolve(InetAddress ip, int timeoutMs) {
         CompletableFuture<HwAddr> f = new CompletableFuture<>();
         // not dev.run(): its task is skipped once closing, and this future must still complete
         boolean queued = dev.runWhileClosing(() -> {
@@ -100,7 +109,7 @@ final class Neighbours {
             resolve(ip, f);
             if (!f.isDone()) {
                 Future<?> timer = dev.schedule(() -> f.completeExceptionally(new VerbsException(Errno.ETIMEDOUT,
-                        dev.name() + ": no ARP answer from " + ip.getHostAddress() + " in " + timeoutMs + " ms")), timeoutMs);
+                        dev.name() + ": no " + proto + " answer from " + ip.getHostAddress() + " in " + timeoutMs + " ms")), timeoutMs);
                 f.whenComplete((hw, ex) -> timer.cancel(false));
             }
         });
@@ -115,7 +124,7 @@ final class Neighbours {
      * as for a packet ({@code neigh_event_send}) and {@code done} completes with the answer. A neighbour that never
      * answers leaves {@code done} to its caller's timeout (Linux keeps waiting until then, FAILED or not).
      */
-    private void resolve(Inet4Address ip, CompletableFuture<HwAddr> done) {
+    private void resolve(InetAddress ip, CompletableFuture<HwAddr> done) {
         Entry e = table.get(ip);
         if (e != null && e.state == Neighbour.State.REACHABLE) {
             done.complete(e.hw);
@@ -134,7 +143,7 @@ final class Neighbours {
      * The entry {@code e} for {@code ip}, or (none yet, or FAILED) a new INCOMPLETE one whose probes start; null when
      * the table is full (see {@link #create}).
      */
-    private Entry unresolved(Inet4Address ip, Entry e) {
+    private Entry unresolved(InetAddress ip, Entry e) {
         if (e == null || e.state == Neighbour.State.FAILED) {
             e = create(ip);
             if (e == null) {
@@ -157,61 +166,31 @@ final class Neighbours {
             return;
         }
         e.probes++;
-        solicit(e.ip);
+        if (dev.ud() != null) {
+            solicit.accept(e.ip);
+        }
         e.timer = dev.schedule(() -> probe(e), RETRANS_MS);
     }
 
-    /** {@code arp_solicit}: a request from the address on the target's subnet, to the broadcast group. */
-    private void solicit(Inet4Address target) {
-        IfAddress src = dev.addresses().stream().filter(a -> a.onLink(target)).findFirst().orElse(null);
-        if (src == null || dev.ud() == null) {
-            return;
-        }
-        broadcastRequest((Inet4Address) src.address(), target);
-    }
-
-    /** An ARP request from {@code sender} for {@code target}, to the broadcast group. */
-    private void broadcastRequest(Inet4Address sender, Inet4Address target) {
-        ArpPacket req = new ArpPacket(ArpPacket.REQUEST, dev.hw(), sender, null, target);
-        dev.mcast().send(dev.broadcastAddr().gid(), Encap.ARP, req.encode());
-    }
-
     /**
-     * {@code inetdev_send_gratuitous_arp}: a request for each of our addresses from itself, to the broadcast group,
-     * so the peers' tables take our new hardware address (a mode switch sets or clears its RC flag), as the kernel
-     * does on NETDEV_CHANGEADDR with {@code arp_notify} set.
+     * {@code ip} is at {@code hw} (RFC 826's merge, RFC 4861 section 7.2.5): a known entry is updated, a new one made
+     * only if {@code create} (the message was for us); a REACHABLE entry keeps another address unless
+     * {@code override} (an NA without O). The waiting packets and resolutions go.
      */
-    void announce() {
-        if (dev.ud() == null) {
-            return;
-        }
-        for (IfAddress a : dev.addresses()) {
-            if (a.address() instanceof Inet4Address ip) {
-                broadcastRequest(ip, ip);
-            }
-        }
-    }
-
-    /** {@code arp_send(ARPOP_REPLY)}: to the requester's address, by its path. */
-    void reply(ArpPacket request) {
-        ArpPacket reply = new ArpPacket(ArpPacket.REPLY, dev.hw(), request.targetIp(), request.senderHw(),
-                request.senderIp());
-        dev.txPath().unicast(request.senderHw(), Encap.ARP, reply.encode());
-    }
-
-    /** An ARP packet arrived (RFC 826's merge: update a known sender; add it if the packet is for us). */
-    void arpReceived(ArpPacket arp, boolean forUs) {
-        Entry e = table.get(arp.senderIp());
-        if (e == null && !forUs) {
+    void learned(InetAddress ip, HwAddr hw, boolean create, boolean override) {
+        Entry e = table.get(ip);
+        if (e == null && !create) {
             return;
         }
         if (e == null) {
-            e = create(arp.senderIp());
+            e = create(ip);
             if (e == null) {
                 return; // the table is full of entries with packets waiting: the sender is not learnt
             }
+        } else if (e.state == Neighbour.State.REACHABLE && !override && !hw.equals(e.hw)) {
+            return;
         }
-        e.hw = arp.senderHw();
+        e.hw = hw;
         e.state = Neighbour.State.REACHABLE;
         if (e.timer != null) {
             e.timer.cancel(false);
@@ -223,12 +202,12 @@ final class Neighbours {
         byte[] p;
         e.queuedBytes = 0;
         while ((p = e.queue.poll()) != null) {
-            dev.txPath().unicast(e.hw, Encap.IPV4, p);
+            dev.txPath().unicast(e.hw, ethertype, p);
         }
     }
 
     /** A new INCOMPLETE entry for {@code ip} (replacing a FAILED one), or null: table overflow. */
-    private Entry create(Inet4Address ip) {
+    private Entry create(InetAddress ip) {
         Entry old = table.get(ip);
         if (old == null && table.size() >= MAX_ENTRIES) {
             forcedGc();

@@ -10,9 +10,10 @@ import org.jrdma.ulp.ipoib.impl.Counters.Drop;
 
 /**
  * The receive side of an interface ({@code ipoib_ib_handle_rx_wc} and what the stack does next): the 40-byte GRH
- * room, the 4-byte header, then by EtherType: IPv4 and IPv6 to the receiver, ARP to the neighbour table. What is
- * short, of an unknown EtherType, a bad ARP packet or an IP packet longer than the bytes received is counted as a
- * drop by reason, never thrown. The slot is posted again in every case.
+ * room, the 4-byte header, then by EtherType: IPv4 and IPv6 to the receiver, ARP to {@link Arp}, IPv6 Neighbor
+ * Solicitations and Advertisements to {@link Ndisc} (never to the receiver: the host's TUN device does no ND). What
+ * is short, of an unknown EtherType, a bad ARP or ND packet or an IP packet longer than the bytes received is
+ * counted as a drop by reason, never thrown. The slot is posted again in every case.
  */
 final class RxPath implements UdQp.Handler {
     private final IpoibNetdev dev;
@@ -69,7 +70,7 @@ final class RxPath implements UdQp.Handler {
         switch (Encap.ethertype(hdr, 0)) {
             case Encap.IPV4 -> ipv4(body, mcast);
             case Encap.ARP -> arp(body, mcast);
-            case Encap.IPV6 -> deliver(body, body.length, mcast);
+            case Encap.IPV6 -> ipv6(body, mcast);
             default -> dev.counters().drop(Drop.RX_BAD_ETHERTYPE);
         }
     }
@@ -86,6 +87,20 @@ final class RxPath implements UdQp.Handler {
             return;
         }
         deliver(body, total, mcast);
+    }
+
+    private void ipv6(byte[] body, boolean mcast) {
+        int total = Ipv6.totalLength(body, 0, body.length);
+        if (total < 0) {
+            dev.counters().drop(Drop.RX_LENGTH);
+        } else if (NdMessage.is(body, total)) {
+            dev.ndisc().received(body, total, mcast);
+        } else if (dev.receiver() == null && IcmpEcho.isRequestV6(body, total) && dev.isLocal(Ipv6.destination(body))) {
+            dev.counters().received(Encap.LEN + body.length, mcast);
+            dev.txPath().xmit(IcmpEcho.replyV6(body, total));
+        } else {
+            deliver(body, total, mcast);
+        }
     }
 
     private void deliver(byte[] body, int len, boolean mcast) {
@@ -116,10 +131,6 @@ final class RxPath implements UdQp.Handler {
             return;
         }
         dev.counters().received(Encap.LEN + body.length, mcast);
-        boolean forUs = dev.isLocal(a.targetIp());
-        dev.neighbourTable().arpReceived(a, forUs);
-        if (a.op() == ArpPacket.REQUEST && forUs) {
-            dev.neighbourTable().reply(a);
-        }
+        dev.arp().received(a);
     }
 }

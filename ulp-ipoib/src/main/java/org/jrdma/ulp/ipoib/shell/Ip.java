@@ -1,6 +1,8 @@
 package org.jrdma.ulp.ipoib.shell;
 
 import java.io.PrintStream;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -10,9 +12,9 @@ import org.jrdma.ulp.ipoib.IpoibInterface;
 import org.jrdma.ulp.ipoib.IpoibInterfaces;
 
 /**
- * iproute2's {@code ip} for the IPoIB interfaces: {@code ip [-s[-s]] [-d] link [show [dev] NAME]},
+ * iproute2's {@code ip} for the IPoIB interfaces: {@code ip [-s[-s]] [-d] [-4|-6] link [show [dev] NAME]},
  * {@code ip link set [dev] NAME [up|down] [mtu N] [type ipoib mode datagram|connected]},
- * {@code ip addr [show [dev NAME]]}, {@code ip addr add|del A/PLEN dev NAME}, {@code ip neigh [show [dev NAME]]}.
+ * {@code ip addr [show [dev NAME]]}, {@code ip addr add|del A/PLEN dev NAME} (IPv4 or IPv6), {@code ip neigh [show [dev NAME]]}.
  * Objects and commands match by prefix as iproute2's {@code matches()}; its messages and exit statuses
  * (1 for a bad device or argument, 2 for what the kernel refuses, 255 for an unknown object).
  */
@@ -22,6 +24,8 @@ final class Ip {
     private final StringBuilder err;
     private int stats;
     private boolean details;
+    /** -4 or -6: only that family's addresses and neighbours; 0 both. */
+    private int family;
 
     Ip(IpoibInterfaces interfaces, PrintStream out, StringBuilder err) {
         this.interfaces = interfaces;
@@ -38,6 +42,8 @@ final class Ip {
                 stats++;
             } else if (matches(o, "details")) {
                 details = true;
+            } else if (o.equals("4") || o.equals("6")) {
+                family = Integer.parseInt(o);
             } else {
                 return fail("Option \"" + args[i] + "\" is unknown, try \"ip -help\".", 255);
             }
@@ -115,7 +121,7 @@ final class Ip {
         for (IpoibInterface i : l) {
             out.println(IpFormat.header(i, false));
             out.println(IpFormat.link(i, details));
-            for (IfAddress a : i.addresses()) {
+            for (IfAddress a : ordered(i.addresses())) {
                 out.println(IpFormat.inet(a, i));
             }
             if (stats > 0) {
@@ -123,6 +129,24 @@ final class Ip {
             }
         }
         return 0;
+    }
+
+    /**
+     * As the kernel dumps them: IPv4 first (in the order added), then IPv6 by scope, global before link-local,
+     * the newest first within a scope ({@code ipv6_link_dev_addr}), and only the family asked with -4/-6.
+     */
+    private List<IfAddress> ordered(List<IfAddress> l) {
+        List<IfAddress> out = new ArrayList<>();
+        if (family != 6) {
+            l.stream().filter(a -> a.address() instanceof Inet4Address).forEach(out::add);
+        }
+        if (family != 4) {
+            List<IfAddress> v6 = new ArrayList<>(l.stream().filter(a -> a.address() instanceof Inet6Address).toList());
+            java.util.Collections.reverse(v6);
+            v6.sort(java.util.Comparator.comparing(a -> a.address().isLinkLocalAddress()));
+            out.addAll(v6);
+        }
+        return out;
     }
 
     private static Optional<String> devArg(List<String> a) {
@@ -154,7 +178,8 @@ final class Ip {
         }
         IfAddress ifa = IfAddress.parse(prefix);
         if (ifa == null) {
-            return fail("Error: inet prefix is expected rather than \"" + prefix + "\".", 1);
+            return fail("Error: " + (prefix.contains(":") ? "inet6" : "inet") + " prefix is expected rather than \""
+                    + prefix + "\".", 1);
         }
         Optional<IpoibInterface> i = interfaces.get(dev);
         if (i.isEmpty()) {
@@ -167,7 +192,11 @@ final class Ip {
         if (i.addresses().contains(ifa)) {
             return fail("RTNETLINK answers: File exists", 2);
         }
-        i.addAddress(ifa.address(), ifa.prefix());
+        try {
+            i.addAddress(ifa.address(), ifa.prefix());
+        } catch (IllegalArgumentException e) { // a multicast or unspecified address
+            return fail(e.getMessage(), 2);
+        }
         return 0;
     }
 
@@ -187,7 +216,8 @@ final class Ip {
         }
         List<String> lines = new ArrayList<>();
         for (IpoibInterface i : l) {
-            i.neighbours().forEach(n -> lines.add(IpFormat.neigh(n, i, details)));
+            i.neighbours().stream().filter(n -> family == 0 || (family == 6) == (n.address() instanceof Inet6Address))
+                    .forEach(n -> lines.add(IpFormat.neigh(n, i, details)));
         }
         lines.forEach(out::println);
         return 0;

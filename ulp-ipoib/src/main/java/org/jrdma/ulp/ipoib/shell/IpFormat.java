@@ -1,5 +1,6 @@
 package org.jrdma.ulp.ipoib.shell;
 
+import java.net.Inet6Address;
 import java.util.HexFormat;
 import java.util.Map;
 
@@ -68,13 +69,21 @@ final class IpFormat {
         return b.toString();
     }
 
+    /**
+     * {@code inet 10.0.0.1/24 scope global ib0} (the label is IPv4's) or {@code inet6 fe80::.../64 scope link }
+     * (iproute2 leaves the space), then the lifetimes.
+     */
     static String inet(IfAddress a, IpoibInterface i) {
-        return "    inet " + a + " scope global " + i.name() + "\n       valid_lft forever preferred_lft forever";
+        String life = "\n       valid_lft forever preferred_lft forever";
+        if (a.address() instanceof Inet6Address v6) {
+            return "    inet6 " + a + " scope " + (v6.isLinkLocalAddress() ? "link" : "global") + " " + life;
+        }
+        return "    inet " + a + " scope global " + i.name() + life;
     }
 
     /** {@code 10.0.0.2 dev ib0 lladdr 00:00:00:12:fe:80:... REACHABLE}; with {@code -d} the path's DLID and SL. */
     static String neigh(Neighbour n, IpoibInterface i, boolean details) {
-        String s = n.address().getHostAddress() + " dev " + i.name();
+        String s = IfAddress.text(n.address()) + " dev " + i.name();
         s += n.lladdr() == null ? "  " : " lladdr " + lladdr(n.lladdr()) + " ";
         if (details && n.dlid() != 0) {
             s += String.format("dlid 0x%04x sl %d ", n.dlid(), n.sl());

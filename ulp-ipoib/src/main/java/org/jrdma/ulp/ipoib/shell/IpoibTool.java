@@ -14,7 +14,7 @@ import org.jrdma.ulp.ipoib.tun.TunAttachments.Attachment;
  * a usage error.
  */
 final class IpoibTool {
-    static final String USAGE = "Usage: ipoib attach IFACE tun NAME [netns NS] [addr A/PREFIX]\n"
+    static final String USAGE = "Usage: ipoib attach IFACE tun NAME [netns NS] [addr A/PREFIX]...\n"
             + "       ipoib detach IFACE|NAME\n"
             + "       ipoib [show]";
 
@@ -45,16 +45,17 @@ final class IpoibTool {
             return usage();
         }
         String netns = null;
-        IfAddress addr = null;
+        List<IfAddress> addrs = new java.util.ArrayList<>();
         for (int i = 3; i < a.size(); i += 2) {
             String v = a.get(i + 1);
             switch (a.get(i)) {
                 case "netns" -> netns = v;
                 case "addr" -> {
-                    addr = TunAttachments.parseAddress(v);
+                    IfAddress addr = TunAttachments.parseAddress(v);
                     if (addr == null) {
-                        return fail("ipoib attach: \"" + v + "\" is not an IPv4 address/prefix", 2);
+                        return fail("ipoib attach: \"" + v + "\" is not an address/prefix", 2);
                     }
+                    addrs.add(addr);
                 }
                 default -> {
                     return usage();
@@ -62,7 +63,7 @@ final class IpoibTool {
             }
         }
         try {
-            Attachment t = tuns.attach(a.get(0), a.get(2), netns, addr);
+            Attachment t = tuns.attach(a.get(0), a.get(2), netns, addrs);
             out.println(t.tunName() + ": attached to " + t.ifName() + where(t) + ", mtu " + t.mtu());
             return 0;
         } catch (IllegalArgumentException | IllegalStateException | IOException e) {
@@ -86,7 +87,7 @@ final class IpoibTool {
 
     private static String where(Attachment t) {
         return (t.netns() != null ? " netns " + t.netns() : "")
-                + (t.address() != null ? " addr " + t.address().address().getHostAddress() + "/" + t.address().prefix() : "");
+                + t.addresses().stream().map(x -> " addr " + x).collect(java.util.stream.Collectors.joining());
     }
 
     private int usage() {

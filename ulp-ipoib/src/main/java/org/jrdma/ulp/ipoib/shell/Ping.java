@@ -2,8 +2,10 @@ package org.jrdma.ulp.ipoib.shell;
 
 import java.io.PrintStream;
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
@@ -18,8 +20,8 @@ import org.jrdma.ulp.ipoib.IpoibInterfaces;
 import org.jrdma.ulp.ipoib.IpoibReceiver;
 
 /**
- * iputils' {@code ping} over an IPoIB interface: {@code ping [-q] [-c count] [-i interval] [-s size] [-W timeout]
- * [-I iface] destination}, its output lines and exit status (0 some reply, 1 none, 2 an error). The interface is the
+ * iputils' {@code ping} over an IPoIB interface: {@code ping [-4|-6] [-q] [-c count] [-i interval] [-s size]
+ * [-W timeout] [-I iface] destination}, ICMP or ICMPv6 by the destination's family, its output lines and exit status (0 some reply, 1 none, 2 an error). The interface is the
  * one named by {@code -I}, else the first with the destination on-link that does not own it. While it runs, ping is the interface's
  * receiver (the kernel's raw ICMP socket); the receiver before it is put back at the end.
  */
@@ -34,6 +36,8 @@ final class Ping {
     private double linger = 10;
     private boolean quiet;
     private String iface;
+    /** -4 or -6; 0: the destination's. */
+    private int family;
 
     /** One reply as it arrived: its ICMP sequence, TTL, and when. */
     private record Reply(int seq, int ttl, int icmpBytes, long nanos) {
@@ -46,10 +50,12 @@ final class Ping {
     }
 
     int main(String[] args) {
-        Getopt g = new Getopt("ping", args, "qc:i:s:W:I:", new Getopt.LongOption[0], err);
+        Getopt g = new Getopt("ping", args, "46qc:i:s:W:I:", new Getopt.LongOption[0], err);
         try {
             for (int c; (c = g.next()) != -1;) {
                 switch (c) {
+                    case '4' -> family = 4;
+                    case '6' -> family = 6;
                     case 'q' -> quiet = true;
                     case 'c' -> count = Long.parseLong(g.optarg);
                     case 'i' -> interval = Double.parseDouble(g.optarg);
@@ -79,9 +85,13 @@ final class Ping {
     }
 
     private int run(String dest) {
-        Inet4Address dst = parse(dest);
+        InetAddress dst = parse(dest);
         if (dst == null) {
             return fail("ping: " + dest + ": Name or service not known");
+        }
+        boolean v6 = dst instanceof Inet6Address;
+        if (family != 0 && (family == 6) != v6) {
+            return fail("ping: " + dest + ": Address family for hostname not supported");
         }
         Optional<IpoibInterface> dev = iface != null ? interfaces.get(iface)
                 : interfaces.route(dst);
@@ -90,35 +100,53 @@ final class Ping {
                     : "ping: connect: Network is unreachable");
         }
         IpoibInterface i = dev.get();
-        Optional<IfAddress> src = i.addresses().stream().filter(a -> a.onLink(dst)).findFirst()
-                .or(() -> i.addresses().stream().findFirst());
+        Optional<IfAddress> src = source(i, dst);
         if (src.isEmpty()) {
             return fail("ping: bind icmp socket: Cannot assign requested address");
         }
-        out.printf("PING %s (%s) from %s %s: %d(%d) bytes of data.%n", dest, dst.getHostAddress(),
-                src.get().address().getHostAddress(), i.name(), size, size + 28);
+        if (v6) { // iputils' IPv6 header line has no total, and no space before the parenthesis
+            out.printf("PING %s(%s) from %s %s: %d data bytes%n", dest, IfAddress.text(dst),
+                    IfAddress.text(src.get().address()), i.name(), size);
+        } else {
+            out.printf("PING %s (%s) from %s %s: %d(%d) bytes of data.%n", dest, dst.getHostAddress(),
+                    src.get().address().getHostAddress(), i.name(), size, size + 28);
+        }
         IpoibReceiver before = i.receiver();
         BlockingQueue<Reply> replies = new LinkedBlockingQueue<>();
         int id = ThreadLocalRandom.current().nextInt(1, 0x10000);
         i.setReceiver((x, p) -> reply(p, dst, id, replies));
         try {
-            return loop(i, (Inet4Address) src.get().address(), dst, id, replies);
+            return loop(i, src.get().address(), dst, id, replies);
         } finally {
             i.setReceiver(before);
         }
     }
 
-    private static Inet4Address parse(String s) {
-        try {
-            return s.matches("\\d{1,3}(\\.\\d{1,3}){3}") ? (Inet4Address) InetAddress.getByName(s) : null;
-        } catch (java.net.UnknownHostException e) {
-            return null;
-        }
+    /** A literal address (no names here): dotted quad or IPv6 text; null if it is neither. */
+    private static InetAddress parse(String s) {
+        IfAddress a = s.contains("/") ? null : IfAddress.parse(s);
+        return a == null ? null : a.address();
     }
 
-    private static void reply(ByteBuffer p, Inet4Address dst, int id, BlockingQueue<Reply> q) {
+    /** The source: ours of the destination's family, on its prefix (and of its scope), else the first of the family. */
+    private static Optional<IfAddress> source(IpoibInterface i, InetAddress dst) {
+        List<IfAddress> same = i.addresses().stream()
+                .filter(a -> a.address().getAddress().length == dst.getAddress().length).toList();
+        return same.stream().filter(a -> a.onLink(dst) && a.address().isLinkLocalAddress() == dst.isLinkLocalAddress())
+                .findFirst().or(() -> same.stream().filter(a -> a.address().isLinkLocalAddress()).findFirst())
+                .or(() -> same.stream().findFirst());
+    }
+
+    private static void reply(ByteBuffer p, InetAddress dst, int id, BlockingQueue<Reply> q) {
         byte[] b = new byte[p.remaining()];
         p.get(b);
+        if (dst instanceof Inet6Address) {
+            replyV6(b, dst, id, q);
+            return;
+        }
+        if (b.length < 20 || (b[0] & 0xf0) != 0x40) {
+            return;
+        }
         int ihl = (b[0] & 0x0f) * 4;
         if (b.length < ihl + 8 || b[9] != 1 || b[ihl] != 0 || (u16(b, ihl + 4)) != id) {
             return; // not our echo reply
@@ -129,11 +157,21 @@ final class Ping {
         }
     }
 
+    /** An ICMPv6 echo reply (type 129) of ours from {@code dst}; the hop limit stands for iputils' ttl. */
+    private static void replyV6(byte[] b, InetAddress dst, int id, BlockingQueue<Reply> q) {
+        if (b.length < 48 || (b[0] & 0xf0) != 0x60 || b[6] != 58 || (b[40] & 0xff) != 129 || u16(b, 44) != id) {
+            return;
+        }
+        if (java.util.Arrays.equals(java.util.Arrays.copyOfRange(b, 8, 24), dst.getAddress())) {
+            q.add(new Reply(u16(b, 46), b[7] & 0xff, b.length - 40, System.nanoTime()));
+        }
+    }
+
     private static int u16(byte[] b, int off) {
         return (b[off] & 0xff) << 8 | b[off + 1] & 0xff;
     }
 
-    private int loop(IpoibInterface i, Inet4Address src, Inet4Address dst, int id, BlockingQueue<Reply> replies) {
+    private int loop(IpoibInterface i, InetAddress src, InetAddress dst, int id, BlockingQueue<Reply> replies) {
         long start = System.nanoTime();
         long[] sentAt = new long[0x10000]; // by ICMP sequence number
         long sent = 0;
@@ -160,7 +198,7 @@ final class Ping {
                     rtt.add(us);
                     if (!quiet) {
                         out.printf("%d bytes from %s: icmp_seq=%d ttl=%d time=%s ms%n", r.icmpBytes(),
-                                dst.getHostAddress(), r.seq(), r.ttl(), RttStats.ms(us));
+                                IfAddress.text(dst), r.seq(), r.ttl(), RttStats.ms(us));
                     }
                 }
             }
@@ -175,8 +213,8 @@ final class Ping {
         return received > 0 ? 0 : 1;
     }
 
-    private void summary(Inet4Address dst, long sent, long received, long ms) {
-        out.printf("%n--- %s ping statistics ---%n", dst.getHostAddress());
+    private void summary(InetAddress dst, long sent, long received, long ms) {
+        out.printf("%n--- %s ping statistics ---%n", IfAddress.text(dst));
         out.printf("%d packets transmitted, %d received, %d%% packet loss, time %dms%n", sent, received,
                 sent == 0 ? 0 : (sent - received) * 100 / sent, ms);
         if (received > 0) {

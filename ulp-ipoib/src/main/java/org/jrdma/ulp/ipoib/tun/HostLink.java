@@ -23,21 +23,18 @@ final class HostLink {
         this.netns = netns;
     }
 
-    /** Into the namespace, the MTU, no IPv6 (IPoIB here has no neighbour discovery), the address, up. */
-    void configure(int mtu, String addressSlashPrefix) throws IOException {
+    /**
+     * Into the namespace, the MTU, the addresses (IPv4 and IPv6: the kernel does no DAD and no ND on a NOARP
+     * device, jrdma's IPoIB does the ND), up. The kernel's own IPv6 chatter (router solicitations, MLD reports to
+     * groups nobody joined) goes out as multicast and ends as counted {@code tx_no_group} drops.
+     */
+    void configure(int mtu, List<String> addressesSlashPrefix) throws IOException {
         if (netns != null) {
             run(List.of("ip", "link", "set", "dev", dev, "netns", netns));
         }
         setMtu(mtu);
-        // best effort: without it the kernel's router solicitations are only counted drops
-        List<String> sysctl = List.of("sysctl", "-q", "-w", "net.ipv6.conf." + dev + ".disable_ipv6=1");
-        try {
-            run(inNetns(sysctl));
-        } catch (IOException ignored) {
-            // no sysctl or no IPv6: nothing to quiet
-        }
-        if (addressSlashPrefix != null) {
-            run(ip("addr", "add", addressSlashPrefix, "dev", dev));
+        for (String a : addressesSlashPrefix) {
+            run(ip("addr", "add", a, "dev", dev));
         }
         run(ip("link", "set", "dev", dev, "up"));
     }
@@ -53,15 +50,6 @@ final class HostLink {
         }
         cmd.addAll(List.of(args));
         return cmd;
-    }
-
-    private List<String> inNetns(List<String> cmd) {
-        if (netns == null) {
-            return cmd;
-        }
-        List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", netns));
-        c.addAll(cmd);
-        return c;
     }
 
     private static void run(List<String> cmd) throws IOException {

@@ -1,6 +1,8 @@
 package org.jrdma.ulp.ipoib.tun;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.jrdma.ulp.ipoib.IfAddress;
 import org.osgi.service.component.annotations.Activate;
@@ -31,15 +33,18 @@ public class TunAttachmentComponent {
         if (config.iface() == null || config.iface().isBlank() || config.tun() == null || config.tun().isBlank()) {
             throw new IllegalArgumentException(PID + ": iface and tun are required");
         }
-        IfAddress addr = null;
-        if (!config.addr().isBlank()) {
-            addr = TunAttachments.parseAddress(config.addr().strip());
-            if (addr == null) {
-                throw new IllegalArgumentException(PID + ": addr \"" + config.addr() + "\" is not an IPv4 address/prefix");
+        List<IfAddress> addrs = new ArrayList<>();
+        for (String v : config.addr().strip().split("[,\\s]+")) {
+            IfAddress addr = v.isEmpty() ? null : TunAttachments.parseAddress(v);
+            if (addr == null && !v.isEmpty()) {
+                throw new IllegalArgumentException(PID + ": addr \"" + v + "\" is not an address/prefix");
+            }
+            if (addr != null) {
+                addrs.add(addr);
             }
         }
         String netns = config.netns().isBlank() ? null : config.netns().strip();
-        tunName = tuns.attachWhenReady(config.iface().strip(), config.tun().strip(), netns, addr).tunName();
+        tunName = tuns.attachWhenReady(config.iface().strip(), config.tun().strip(), netns, addrs).tunName();
     }
 
     @Deactivate

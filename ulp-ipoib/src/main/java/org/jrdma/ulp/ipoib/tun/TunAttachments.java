@@ -38,40 +38,43 @@ public class TunAttachments {
     }
 
     /** One attachment as {@code ipoib show} prints it. */
-    public record Attachment(String ifName, String tunName, String netns, IfAddress address, int mtu, boolean carrier,
+    public record Attachment(String ifName, String tunName, String netns, List<IfAddress> addresses, int mtu,
+            boolean carrier,
             long toIbPackets, long toIbBytes, long toHostPackets, long toHostBytes, long droppedUnbound,
             long droppedWrite) {
     }
 
     /**
-     * {@code ipoib attach IFACE tun NAME [netns NS] [addr A/PREFIX]}.
+     * {@code ipoib attach IFACE tun NAME [netns NS] [addr A/PREFIX]...} (IPv4 and IPv6 addresses, on both sides).
      *
      * @throws IllegalArgumentException for an unknown interface or one already attached
      * @throws IOException when the TUN device cannot be made or configured
      */
-    public Attachment attach(String ifName, String tunName, String netns, IfAddress address) throws IOException {
+    public Attachment attach(String ifName, String tunName, String netns, List<IfAddress> addresses)
+            throws IOException {
         IpoibInterface iface = interfaces.get(ifName)
                 .orElseThrow(() -> new IllegalArgumentException("Cannot find device \"" + ifName + "\""));
-        return attach(ifName, iface, tunName, netns, address);
+        return attach(ifName, iface, tunName, netns, addresses);
     }
 
     /**
-     * As {@link #attach(String, String, String, IfAddress)}, for a configuration: the interface need not exist yet
+     * As {@link #attach(String, String, String, List)}, for a configuration: the interface need not exist yet
      * (the TUN device waits for it with its carrier off).
      */
-    Attachment attachWhenReady(String ifName, String tunName, String netns, IfAddress address) throws IOException {
-        return attach(ifName, interfaces.get(ifName).orElse(null), tunName, netns, address);
+    Attachment attachWhenReady(String ifName, String tunName, String netns, List<IfAddress> addresses)
+            throws IOException {
+        return attach(ifName, interfaces.get(ifName).orElse(null), tunName, netns, addresses);
     }
 
-    private Attachment attach(String ifName, IpoibInterface iface, String tunName, String netns, IfAddress address)
-            throws IOException {
+    private Attachment attach(String ifName, IpoibInterface iface, String tunName, String netns,
+            List<IfAddress> addresses) throws IOException {
         synchronized (bridges) {
             for (TunBridge b : bridges) {
                 if (b.ifName.equals(ifName) || b.tunName().equals(tunName)) {
                     throw new IllegalArgumentException(ifName + " is already attached to " + b.tunName());
                 }
             }
-            TunBridge b = TunBridge.attach(interfaces, ifName, iface, tunName, netns, address);
+            TunBridge b = TunBridge.attach(interfaces, ifName, iface, tunName, netns, addresses);
             bridges.add(b);
             return view(b);
         }
@@ -95,7 +98,7 @@ public class TunAttachments {
         return true;
     }
 
-    /** {@code A.B.C.D/PREFIX}, the prefix required here (unlike {@code ip addr}); null if it is not one. */
+    /** {@code A.B.C.D/PREFIX} or {@code X:X::X/PREFIX}, the prefix required here (unlike {@code ip addr}); else null. */
     public static IfAddress parseAddress(String v) {
         return v.indexOf('/') < 0 ? null : IfAddress.parse(v);
     }
@@ -107,7 +110,7 @@ public class TunAttachments {
     }
 
     private static Attachment view(TunBridge b) {
-        return new Attachment(b.ifName, b.tunName(), b.netns, b.address, b.hostMtu(), b.bound() != null,
+        return new Attachment(b.ifName, b.tunName(), b.netns, b.addresses, b.hostMtu(), b.bound() != null,
                 b.toIbPackets.sum(), b.toIbBytes.sum(), b.toHostPackets.sum(), b.toHostBytes.sum(),
                 b.droppedUnbound.sum(), b.droppedWrite.sum());
     }

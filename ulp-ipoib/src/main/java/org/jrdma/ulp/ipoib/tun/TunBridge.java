@@ -2,6 +2,7 @@ package org.jrdma.ulp.ipoib.tun;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -15,7 +16,7 @@ import org.jrdma.ulp.ipoib.IpoibReceiver;
  * interface, what the interface receives goes up the TUN device. Bound by name, as a route is: when the interface
  * goes away (its device unplugged, the ipoib client unregistered) the TUN device stays with its carrier off and what
  * the host sends is dropped and counted; when an interface of that name comes back, the bridge binds to it again
- * (its address re-added) and the carrier comes on. One thread ({@code ipoib-tun-NAME}) reads the device and watches
+ * (its addresses re-added) and the carrier comes on. One thread ({@code ipoib-tun-NAME}) reads the device and watches
  * the binding and the MTU; packets up are written on the interface's thread.
  */
 final class TunBridge implements IpoibReceiver {
@@ -27,7 +28,7 @@ final class TunBridge implements IpoibReceiver {
 
     final String ifName;
     final String netns;
-    final IfAddress address;
+    final List<IfAddress> addresses;
     private final TunDevice tun;
     private final HostLink host;
     private final IpoibInterfaces interfaces;
@@ -44,12 +45,13 @@ final class TunBridge implements IpoibReceiver {
     /** Writes the kernel refused. */
     final LongAdder droppedWrite = new LongAdder();
 
-    private TunBridge(IpoibInterfaces interfaces, String ifName, TunDevice tun, String netns, IfAddress address) {
+    private TunBridge(IpoibInterfaces interfaces, String ifName, TunDevice tun, String netns,
+            List<IfAddress> addresses) {
         this.interfaces = interfaces;
         this.ifName = ifName;
         this.tun = tun;
         this.netns = netns;
-        this.address = address;
+        this.addresses = List.copyOf(addresses);
         this.host = new HostLink(tun.name(), netns);
         this.thread = new Thread(this::run, "ipoib-tun-" + tun.name());
         thread.setDaemon(true);
@@ -62,13 +64,12 @@ final class TunBridge implements IpoibReceiver {
      * @throws IOException when the device cannot be made or configured (nothing is left behind)
      */
     static TunBridge attach(IpoibInterfaces interfaces, String ifName, IpoibInterface iface, String tunName,
-            String netns, IfAddress address) throws IOException {
+            String netns, List<IfAddress> addresses) throws IOException {
         TunDevice tun = TunDevice.open(tunName);
-        TunBridge b = new TunBridge(interfaces, ifName, tun, netns, address);
+        TunBridge b = new TunBridge(interfaces, ifName, tun, netns, addresses);
         try {
             b.hostMtu = iface != null ? iface.mtu() : DATAGRAM_MTU;
-            b.host.configure(b.hostMtu, address == null ? null
-                    : address.address().getHostAddress() + "/" + address.prefix());
+            b.host.configure(b.hostMtu, b.addresses.stream().map(IfAddress::toString).toList());
         } catch (IOException | RuntimeException e) {
             tun.close();
             throw e;
@@ -147,8 +148,10 @@ final class TunBridge implements IpoibReceiver {
     }
 
     private void bind(IpoibInterface iface) {
-        if (address != null && !iface.addresses().contains(address)) {
-            iface.addAddress(address.address(), address.prefix());
+        for (IfAddress a : addresses) {
+            if (!iface.addresses().contains(a)) {
+                iface.addAddress(a.address(), a.prefix());
+            }
         }
         iface.setReceiver(this);
         bound = iface;
@@ -163,8 +166,8 @@ final class TunBridge implements IpoibReceiver {
             if (i.receiver() == this) {
                 i.setReceiver(null);
             }
-            if (address != null) {
-                i.removeAddress(address.address(), address.prefix());
+            for (IfAddress a : addresses) {
+                i.removeAddress(a.address(), a.prefix());
             }
         }
     }
@@ -181,7 +184,7 @@ final class TunBridge implements IpoibReceiver {
         }
     }
 
-    /** Stops forwarding, gives the interface its address and receiver back, and removes the TUN device. */
+    /** Stops forwarding, gives the interface its receiver back (and takes the addresses off), and removes the TUN device. */
     void close() {
         closing = true;
         try {

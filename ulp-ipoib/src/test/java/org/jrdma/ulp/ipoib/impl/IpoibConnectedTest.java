@@ -109,6 +109,29 @@ class IpoibConnectedTest extends TwoInterfaces {
         await(() -> ib0.stats().rcTxPackets() >= 1, "the large packet went by RC");
     }
 
+    @Test
+    void aModeSwitchSendsAnUnsolicitedNaSoIpv6PeersLearnTheRcFlagAndGoByRc() throws InterruptedException {
+        ib0.addAddress(Packets.ip6("2001:db8::1"), 64);
+        ib1.addAddress(Packets.ip6("2001:db8::2"), 64);
+        IpoibNetdev d1 = (IpoibNetdev) ib1;
+        await(() -> d1.mcast().attached(IpoibMgid.ipv6(Packets.ip6("ff02::1:ff00:2"), d1.pkey())), "ib1's group");
+        ib.sm().mcastSync();
+        byte[] p = Packets.udp6("2001:db8::1", "2001:db8::2", 1, 2, Packets.data(1000, 7));
+        ib0.send(IpoibFixture.buf(p));
+        assertArrayEquals(p, f.next("ib1"), "resolved by ND in datagram mode");
+        java.util.function.Supplier<byte[]> entry = () -> ib0.neighbours().stream()
+                .filter(n -> n.address().equals(Packets.ip6("2001:db8::2"))).findFirst().orElseThrow().lladdr();
+        assertEquals(0, entry.get()[0]);
+        connected(ib1);
+        await(() -> entry.get()[0] == (byte) 0x80, "ib1's unsolicited NA (override) updated ib0's entry");
+        assertArrayEquals(ib1.hwAddr(), entry.get());
+        connected(ib0);
+        byte[] big = Packets.udp6("2001:db8::1", "2001:db8::2", 1, 2, Packets.data(60_000, 8));
+        ib0.send(IpoibFixture.buf(big));
+        assertArrayEquals(big, f.next("ib1"), "60048 bytes of IPv6 over the RC connection");
+        await(() -> ib0.stats().rcTxPackets() >= 1, "counted as connected-mode traffic");
+    }
+
     private static void assertArrayEqualsQpn(IpoibInterface peer, byte[] hw) {
         byte[] mine = peer.hwAddr();
         mine[0] = 0;

@@ -117,7 +117,8 @@ class IpoibDatagramTest extends TwoInterfaces {
     @Test
     void multicastReachesAJoinedGroupAndBroadcastEveryInterface() throws Exception {
         ib1.joinGroup(ip("224.1.2.3")).get(20, TimeUnit.SECONDS);
-        assertEquals(List.of(ip("224.1.2.3")), ib1.groups());
+        assertEquals(List.of(ip("224.1.2.3")),
+                ib1.groups().stream().filter(g -> g instanceof java.net.Inet4Address).toList());
         byte[] m = Packets.udp("10.0.0.1", "224.1.2.3", 5000, 5001, Packets.data(300, 3));
         ib0.send(buf(m));
         assertArrayEquals(m, f.next("ib1"), "through ib0's send-only join");

@@ -59,10 +59,14 @@ final class IpoibFixture implements AutoCloseable {
         }
     }
 
-    /** The interface once its link is up, with a receiver that keeps what arrives. */
+    /** The interface once its link is up and its IPv6 groups joined, with a receiver that keeps what arrives. */
     IpoibInterface up(String name) {
         await(() -> client.get(name).map(i -> i.state() == OperState.UP).orElse(false), name + " up");
         IpoibInterface i = client.get(name).orElseThrow();
+        IpoibNetdev d = (IpoibNetdev) i;
+        await(() -> d.mcast().attached(IpoibMgid.ipv6(Ipv6.ALL_NODES, d.pkey()))
+                && d.mcast().attached(IpoibMgid.ipv6(Ipv6.solicitedNode(Ipv6.linkLocal(d.gid())), d.pkey())),
+                name + " joined all-nodes and its link-local's solicited-node group (no join left in flight)");
         BlockingQueue<byte[]> q = new LinkedBlockingQueue<>();
         received.put(name, q);
         i.setReceiver((iface, p) -> {

@@ -47,6 +47,34 @@ class IpTest {
     }
 
     static final String BRD = "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff";
+    /** ib0's link-local address: fe80:: and lo0 port 1's GUID 6a72:646d:0:101 (its U/L bit already set). */
+    static final String LL0 = "fe80::6a72:646d:0:101";
+    static final String LIFE = "\n       valid_lft forever preferred_lft forever\n";
+
+    @Test
+    void ipv6AddressesAreAddedShownByScopeAndFamilyAndRefusedWhenBad() {
+        assertEquals(0, ip("addr", "add", "2001:db8::1/64", "dev", "ib0").status());
+        assertEquals(0, ip("addr", "add", "10.0.0.1/24", "dev", "ib0").status());
+        assertEquals(0, ip("addr", "add", "2001:DB8:0:0:1:0:0:1", "dev", "ib0").status(), "no length: /128");
+        ToolRun r = ip("addr", "show", "ib0");
+        assertTrue(r.out().endsWith("    inet 10.0.0.1/24 scope global ib0" + LIFE
+                + "    inet6 2001:db8::1:0:0:1/128 scope global " + LIFE
+                + "    inet6 2001:db8::1/64 scope global " + LIFE
+                + "    inet6 " + LL0 + "/64 scope link " + LIFE), r.out());
+        ToolRun six = ip("-6", "addr", "show", "dev", "ib0");
+        assertTrue(!six.out().contains(" inet ") && six.out().contains(" inet6 2001:db8::1/64 "), six.out());
+        assertTrue(!ip("-4", "addr").out().contains("inet6"));
+        assertEquals(2, ip("addr", "add", "2001:db8::1/64", "dev", "ib0").status(), "File exists");
+        assertEquals("Error: inet6 prefix is expected rather than \"2001:db8::zz/64\".\n",
+                ip("addr", "add", "2001:db8::zz/64", "dev", "ib0").err());
+        assertEquals(1, ip("addr", "add", "2001:db8::1/129", "dev", "ib0").status());
+        assertEquals(1, ip("addr", "add", "fe80::1%ib0/64", "dev", "ib0").status(), "no zone in an address");
+        ToolRun mc = ip("addr", "add", "ff02::5/128", "dev", "ib0");
+        assertEquals("RTNETLINK answers: Invalid argument\n", mc.err());
+        assertEquals(2, mc.status());
+        assertEquals(0, ip("addr", "del", "2001:db8::1/64", "dev", "ib0").status());
+        assertTrue(!ip("addr", "show", "ib0").out().contains("2001:db8::1/64"));
+    }
 
     @Test
     void ipLinkListsTheInterfacesAsIproute2() {
@@ -80,7 +108,8 @@ class IpTest {
         assertTrue(r.out().startsWith("1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP group "
                 + "default qlen 256\n"), r.out());
         assertTrue(r.out().endsWith("    inet 10.0.0.1/24 scope global ib0\n       valid_lft forever preferred_lft "
-                + "forever\n"), r.out());
+                + "forever\n    inet6 " + LL0 + "/64 scope link \n       valid_lft forever preferred_lft forever\n"),
+                r.out());
         ToolRun again = ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
         assertEquals(2, again.status());
         assertEquals("RTNETLINK answers: File exists\n", again.err());
@@ -92,6 +121,35 @@ class IpTest {
         assertEquals(2, ip("addr", "del", "10.0.0.1/24", "dev", "ib0").status());
         assertEquals(255, ip("route").status());
         assertEquals("Object \"route\" is unknown, try \"ip help\".\n", ip("route").err());
+    }
+
+    @Test
+    void ipNeighShowsIpv6EntriesAsIproute2() throws Exception {
+        ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
+        ip("addr", "add", "2001:db8::1/64", "dev", "ib0");
+        ip("addr", "add", "2001:db8::2/64", "dev", "ib1");
+        IpoibInterface ib0 = client.get("ib0").orElseThrow();
+        java.util.concurrent.BlockingQueue<Integer> got = new java.util.concurrent.LinkedBlockingQueue<>();
+        client.get("ib1").orElseThrow().setReceiver((i, p) -> got.add(p.remaining()));
+        byte[] pkt = new byte[48]; // IPv6, 8 bytes of payload (no next header: 59)
+        pkt[0] = 0x60;
+        pkt[5] = 8;
+        pkt[6] = 59;
+        pkt[7] = 64;
+        System.arraycopy(InetAddress.getByName("2001:db8::1").getAddress(), 0, pkt, 8, 16);
+        System.arraycopy(InetAddress.getByName("2001:db8::2").getAddress(), 0, pkt, 24, 16);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        Integer len = null;
+        while (len == null && System.nanoTime() < end) { // the first NS may beat ib1's join of its group
+            ib0.send(ByteBuffer.wrap(pkt));
+            len = got.poll(1500, TimeUnit.MILLISECONDS);
+        }
+        assertEquals(48, len);
+        assertEquals("2001:db8::2 dev ib0 lladdr " + hw("ib1") + " REACHABLE\n",
+                ip("-6", "neigh", "show", "dev", "ib0").out());
+        assertEquals("", ip("-4", "neigh", "show", "dev", "ib0").out(), "no ARP entry");
+        assertTrue(ip("neigh").out().contains("2001:db8::1 dev ib1 lladdr " + hw("ib0") + " REACHABLE\n"),
+                "ib1 learnt ib0 from the NS");
     }
 
     @Test

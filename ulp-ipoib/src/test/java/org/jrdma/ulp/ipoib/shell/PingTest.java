@@ -50,7 +50,35 @@ class PingTest {
         assertTrue(l[6].startsWith("3 packets transmitted, 3 received, 0% packet loss, time "), l[6]);
         assertTrue(Pattern.matches("rtt min/avg/max/mdev = [0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ ms", l[7]), l[7]);
         assertNull(client.get("ib0").orElseThrow().receiver(), "ping gave the receiver back");
+        long end = System.nanoTime() + 10_000_000_000L; // counted on ib1's thread, maybe just after ib0 has the reply
+        while (client.get("ib1").orElseThrow().stats().txPackets() < 4 && System.nanoTime() < end) {
+            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+        }
         assertEquals(3, client.get("ib1").orElseThrow().stats().txPackets() - 1, "3 echo replies and 1 ARP reply");
+    }
+
+    @Test
+    void pingSixAnsweredOverGlobalAndLinkLocalAddresses() {
+        for (String[] a : new String[][] {{"2001:db8::1/64", "ib0"}, {"2001:db8::2/64", "ib1"}}) {
+            ToolRun.of((out, err) -> new Ip(client, out, err).main(new String[] {"addr", "add", a[0], "dev", a[1]}));
+        }
+        ToolRun r = ping("-6", "-c", "3", "-i", "0.01", "-I", "ib0", "2001:db8::2");
+        assertEquals(0, r.status(), r.out() + r.err());
+        String[] l = r.out().split("\n");
+        assertEquals("PING 2001:db8::2(2001:db8::2) from 2001:db8::1 ib0: 56 data bytes", l[0]);
+        for (int seq = 1; seq <= 3; seq++) {
+            assertTrue(Pattern.matches("64 bytes from 2001:db8::2: icmp_seq=" + seq + " ttl=64 time=[0-9.]+ ms",
+                    l[seq]), l[seq]);
+        }
+        assertEquals("--- 2001:db8::2 ping statistics ---", l[5]);
+        assertTrue(l[6].startsWith("3 packets transmitted, 3 received, 0% packet loss"), l[6]);
+        ToolRun ll = ping("-c", "1", "-I", "ib1", "fe80::6a72:646d:0:101");
+        assertEquals(0, ll.status(), ll.out() + ll.err());
+        assertTrue(ll.out().startsWith("PING fe80::6a72:646d:0:101(fe80::6a72:646d:0:101) from fe80::6a72:646d:0:201 "
+                + "ib1: 56 data bytes\n64 bytes from fe80::6a72:646d:0:101: icmp_seq=1 ttl=64 "), ll.out());
+        ToolRun four = ping("-4", "-c", "1", "2001:db8::2");
+        assertEquals(2, four.status());
+        assertEquals("ping: 2001:db8::2: Address family for hostname not supported\n", four.err());
     }
 
     @Test

@@ -87,7 +87,7 @@ class TunAttachTest {
         assertEquals(1, ipoib("attach", "ib0", "tun", "averyverylongname0").status());
         ToolRun badAddr = ipoib("attach", "ib0", "tun", "t0", "addr", "10.0.0.300/24");
         assertEquals(2, badAddr.status());
-        assertEquals("ipoib attach: \"10.0.0.300/24\" is not an IPv4 address/prefix\n", badAddr.err());
+        assertEquals("ipoib attach: \"10.0.0.300/24\" is not an address/prefix\n", badAddr.err());
         ToolRun det = ipoib("detach", "t9");
         assertEquals(1, det.status());
         assertEquals("ipoib detach: t9 is not attached\n", det.err());
@@ -123,7 +123,8 @@ class TunAttachTest {
         assertEquals(0, ipoib("detach", "ib0").status());
         assertNotEquals(0, sh("ip", "-n", nsA, "link", "show", "jt0" + tag).status(), "the TUN device is gone");
         assertEquals(null, client.get("ib0").orElseThrow().receiver(), "ib0 has its receiver back");
-        assertTrue(client.get("ib0").orElseThrow().addresses().isEmpty(), "and its address removed");
+        assertTrue(client.get("ib0").orElseThrow().addresses().stream()
+                .noneMatch(x -> x.address() instanceof java.net.Inet4Address), "and its address removed");
     }
 
     @Test
@@ -160,6 +161,46 @@ class TunAttachTest {
         assertTrue(again.err().contains("ib0 is already attached to jt0" + tag), again.err());
     }
 
+    /**
+     * IPv6 through the host: the kernel's {@code ping -6} from namespace A to B's global address; the neighbour
+     * discovery is jrdma's (the TUN device is NOARP), the kernel's own IPv6 packets (MLD reports, router
+     * solicitations) are counted, never errors.
+     */
+    @Test
+    void theHostsPing6CrossesIpoibWithJrdmasNeighbourDiscovery() throws Exception {
+        hostReady();
+        for (String ns : List.of(nsA, nsB)) {
+            sh("ip", "netns", "del", ns);
+            assertEquals(0, sh("ip", "netns", "add", ns).status());
+            made.add(ns);
+        }
+        ToolRun a = ipoib("attach", "ib0", "tun", "jt0" + tag, "netns", nsA, "addr", "10.77.0.1/24", "addr",
+                "2001:db8:77::1/64");
+        assertEquals(0, a.status(), a.err());
+        assertEquals("jt0" + tag + ": attached to ib0 netns " + nsA + " addr 10.77.0.1/24 addr 2001:db8:77::1/64, "
+                + "mtu 2044\n", a.out());
+        assertEquals(0, ipoib("attach", "ib1", "tun", "jt1" + tag, "netns", nsB, "addr", "2001:db8:77::2/64").status());
+        assertTrue(host(nsA, "ip", "-6", "addr", "show", "dev", "jt0" + tag).out().contains("inet6 2001:db8:77::1/64"),
+                "IPv6 is on in the namespace");
+        ToolRun p = sh("ip", "netns", "exec", nsA, "ping", "-6", "-c", "3", "-i", "0.2", "-W", "5", "2001:db8:77::2");
+        assertEquals(0, p.status(), p.out() + p.err());
+        assertTrue(p.out().contains("3 packets transmitted, 3 received"), p.out());
+        IpoibInterface ib0 = client.get("ib0").orElseThrow();
+        IpoibInterface ib1 = client.get("ib1").orElseThrow();
+        org.jrdma.ulp.ipoib.Neighbour n = ib0.neighbours().stream()
+                .filter(x -> x.address().getHostAddress().equals("2001:db8:77:0:0:0:0:2")).findFirst().orElseThrow();
+        assertEquals(org.jrdma.ulp.ipoib.Neighbour.State.REACHABLE, n.state());
+        assertTrue(java.util.Arrays.equals(ib1.hwAddr(), n.lladdr()), "resolved by ND to ib1's address");
+        for (IpoibInterface i : List.of(ib0, ib1)) {
+            assertEquals(0, i.stats().txErrors() + i.stats().rxErrors(), i.name() + ": " + i.stats());
+            assertTrue(List.of("tx_no_group", "tx_queue_full").containsAll(i.stats().drops().keySet()),
+                    i.name() + ": only the kernel's multicast to groups nobody joined is dropped: " + i.stats());
+        }
+        assertEquals(0, ipoib("detach", "ib0").status());
+        assertTrue(ib0.addresses().stream().noneMatch(x -> x.toString().startsWith("2001:db8:77::1")),
+                "the IPv6 address left ib0 with the attachment: " + ib0.addresses());
+    }
+
     private Attachment attachment(String ifName) {
         return tuns.list().stream().filter(t -> t.ifName().equals(ifName)).findFirst().orElseThrow();
     }
@@ -168,11 +209,12 @@ class TunAttachTest {
         boolean root = "0".equals(sh("id", "-u").out().strip());
         boolean tun = Files.exists(Path.of("/dev/net/tun"));
         boolean ip = sh("ip", "netns", "list").status() == 0;
-        if (!(root && tun && ip)) {
-            System.err.println("SKIPPED TunAttachTest: needs root, /dev/net/tun and iproute2 (root " + root + ", tun "
-                    + tun + ", ip " + ip + ")");
+        boolean ping = sh("ping", "-V").status() == 0;
+        if (!(root && tun && ip && ping)) {
+            System.err.println("SKIPPED TunAttachTest: needs root, /dev/net/tun, iproute2 and iputils' ping (root "
+                    + root + ", tun " + tun + ", ip " + ip + ", ping " + ping + ")");
         }
-        assumeTrue(root && tun && ip, "TUN needs root, /dev/net/tun and iproute2");
+        assumeTrue(root && tun && ip && ping, "TUN needs root, /dev/net/tun, iproute2 and ping");
     }
 
     private static ToolRun host(String ns, String... cmd) {
