@@ -16,7 +16,9 @@ import io.netty.buffer.ByteBuf;
  * Connects {@link RxeDevice}s of one JVM by IP address. Packets are delivered on the wire's own thread
  * (never re-entrantly from {@link #send}). Seeded fault injection: drop, duplicate, reorder (a packet is
  * held back behind up to {@code reorderWindow} later ones) and corrupt (one byte flipped in a copy; the
- * receiver's ICRC check must catch it).
+ * receiver's ICRC check must catch it). A {@link #slowLink} makes what one address sends leave at a given rate
+ * with periodic pauses (a slow or stalling peer: the Linux guest under TCG serves RDMA READs at ~15 MB/s and
+ * pauses for longer than an ACK timeout).
  */
 public final class InMemoryWire implements RxeWire, AutoCloseable {
     /** Fault rates in percent. */
@@ -25,6 +27,45 @@ public final class InMemoryWire implements RxeWire, AutoCloseable {
     }
 
     private record Pkt(RxeDevice to, ByteBuf buf, InetAddress src, InetAddress dst, int srcPort) {
+    }
+
+    /** A packet of a slow link, due at {@code due} (System.nanoTime). */
+    private record Timed(Pkt pkt, long due) implements java.util.concurrent.Delayed {
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return unit.convert(due - System.nanoTime(), TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public int compareTo(java.util.concurrent.Delayed o) {
+            return Long.compare(due, ((Timed) o).due);
+        }
+    }
+
+    /** What one source address sends: {@code bytesPerSecond}, silent for {@code pauseNanos} of every period. */
+    private static final class SlowLink {
+        final long nanosPerKiB;
+        final long periodNanos;
+        final long pauseNanos;
+        final long start = System.nanoTime();
+        long lastDue;
+
+        SlowLink(long bytesPerSecond, long periodNanos, long pauseNanos) {
+            this.nanosPerKiB = 1_000_000_000L * 1024 / bytesPerSecond;
+            this.periodNanos = periodNanos;
+            this.pauseNanos = pauseNanos;
+        }
+
+        /** When a packet of {@code len} bytes sent now leaves: after the ones before it, never in a pause. */
+        synchronized long due(int len) {
+            long due = Math.max(System.nanoTime(), lastDue) + nanosPerKiB * len / 1024;
+            long inPeriod = periodNanos > 0 ? (due - start) % periodNanos : Long.MAX_VALUE;
+            if (inPeriod < pauseNanos) {
+                due += pauseNanos - inPeriod;
+            }
+            lastDue = due;
+            return due;
+        }
     }
 
     private static final class Held {
@@ -40,6 +81,8 @@ public final class InMemoryWire implements RxeWire, AutoCloseable {
     private final Map<InetAddress, RxeDevice> hosts = new ConcurrentHashMap<>();
     private final McastGroups groups = new McastGroups();
     private final LinkedBlockingQueue<Pkt> queue = new LinkedBlockingQueue<>();
+    private final Map<InetAddress, SlowLink> slow = new ConcurrentHashMap<>();
+    private final java.util.concurrent.DelayQueue<Timed> timed = new java.util.concurrent.DelayQueue<>();
     private final Random random;
     private volatile Faults faults = Faults.NONE;
     private final Thread thread;
@@ -63,6 +106,14 @@ public final class InMemoryWire implements RxeWire, AutoCloseable {
 
     public void faults(Faults f) {
         this.faults = f;
+    }
+
+    /**
+     * Unicast packets from {@code src} leave at {@code bytesPerSecond}, in order, and not at all during the first
+     * {@code pauseMs} of every {@code periodMs} (0: no pauses). Fault injection still applies on delivery.
+     */
+    public void slowLink(InetAddress src, long bytesPerSecond, long periodMs, long pauseMs) {
+        slow.put(src, new SlowLink(bytesPerSecond, periodMs * 1_000_000L, pauseMs * 1_000_000L));
     }
 
     /** Makes {@code dev} reachable at each of its addresses. */
@@ -109,6 +160,11 @@ public final class InMemoryWire implements RxeWire, AutoCloseable {
             packet.release();
             return;
         }
+        SlowLink link = slow.get(src);
+        if (link != null) {
+            timed.add(new Timed(new Pkt(to, packet, src, dst, srcPort), link.due(packet.readableBytes())));
+            return;
+        }
         queue.add(new Pkt(to, packet, src, dst, srcPort));
     }
 
@@ -116,7 +172,8 @@ public final class InMemoryWire implements RxeWire, AutoCloseable {
         while (running) {
             Pkt p;
             try {
-                p = queue.poll(1, TimeUnit.MILLISECONDS);
+                Timed t = timed.poll();
+                p = t != null ? t.pkt() : queue.poll(timed.isEmpty() ? 1000 : 20, TimeUnit.MICROSECONDS);
             } catch (InterruptedException e) {
                 break;
             }
@@ -141,6 +198,14 @@ public final class InMemoryWire implements RxeWire, AutoCloseable {
         while ((p = queue.poll()) != null) {
             p.buf.release();
         }
+        releaseTimed();
+    }
+
+    private void releaseTimed() {
+        for (Timed t : timed) {
+            t.pkt().buf.release();
+        }
+        timed.clear();
     }
 
     private void deliverOrHold(Pkt p, Faults f) {
@@ -206,5 +271,6 @@ public final class InMemoryWire implements RxeWire, AutoCloseable {
             h.pkt.buf.release();
         }
         held.clear();
+        releaseTimed();
     }
 }

@@ -27,8 +27,8 @@ import io.netty.buffer.ByteBuf;
  */
 final class RxeCompleter {
     enum State {
-        GET_ACK, GET_WQE, CHECK_PSN, CHECK_ACK, READ, ATOMIC, WRITE_SEND, COMP_ACK, COMP_WQE, UPDATE_COMP,
-        ERROR_RETRY, RNR_RETRY, ERROR, DONE, EXIT
+        GET_ACK, GET_WQE, CHECK_PSN, CHECK_ACK, READ, PROBE_READ_ANSWER, ATOMIC, WRITE_SEND, COMP_ACK, COMP_WQE,
+        UPDATE_COMP, ERROR_RETRY, RNR_RETRY, ERROR, DONE, EXIT
     }
 
     private final RxeDevice dev;
@@ -105,9 +105,21 @@ final class RxeCompleter {
                     if (!copyRead(qp, p, w)) {
                         error = WcStatus.LOC_PROT_ERR;
                         state = State.ERROR;
+                    } else if (!p.has(RxeMask.END)) {
+                        state = State.UPDATE_COMP;
                     } else {
-                        state = p.has(RxeMask.END) ? State.COMP_ACK : State.UPDATE_COMP;
+                        state = p.psn() == w.lastPsn ? State.COMP_ACK : State.PROBE_READ_ANSWER;
                     }
+                }
+                case PROBE_READ_ANSWER -> {
+                    // the one-packet answer (ONLY or LAST) to our probe read from inside the READ: the responder
+                    // had stopped (or lost packets) there. The READ goes on from the next PSN: ask for its rest.
+                    qp.compPsn = psnAdd(p.psn(), 1);
+                    qp.compOpcode = RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE.value();
+                    qp.readRest = true;
+                    qp.needRetry = true;
+                    rearm(qp);
+                    state = State.DONE;
                 }
                 case ATOMIC -> {
                     MemError e = local.resolveLocal(dev.keys, qp.pd, w, Access.LOCAL_WRITE);
@@ -211,6 +223,21 @@ final class RxeCompleter {
         }
     }
 
+    /**
+     * A read response for PSNs we already have: the answer to one of our re-reads, which the responder sends
+     * behind everything it was still sending (rxe serves its request queue in order). It shows the responder
+     * alive and working towards our outstanding PSNs, so it restarts the retransmit timer, within the budget our
+     * retries asked for. Without this, every such replay of a READ (megabytes against a slow responder) ran the
+     * timer out again, and each timeout asked for yet another copy: `ib_read_bw -a` against Linux rxe in a TCG guest
+     * sent 6x its data and never finished (issue 17).
+     */
+    private static void staleReadResponse(RxeQp qp, RxePacket p) {
+        if (qp.staleBudget > 0 && p.has(RxeMask.ACK) && p.has(RxeMask.PAYLOAD)) { // a read response
+            qp.staleBudget--;
+            rearm(qp);
+        }
+    }
+
     /** Starts the stall clock at the first timeout without progress; true once it ran past the limit. */
     private static boolean stalledTooLong(RxeQp qp) {
         long now = System.nanoTime();
@@ -251,6 +278,7 @@ final class RxeCompleter {
                             || qp.compOpcode == RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE.value())) {
                 return State.CHECK_ACK;
             }
+            staleReadResponse(qp, p);
             return State.DONE;
         } else if (diff > 0 && rdAtomic) {
             return State.DONE;
@@ -267,12 +295,13 @@ final class RxeCompleter {
         } else if (qp.compOpcode == RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST.value()
                 || qp.compOpcode == RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE.value()) {
             RxeOpcode o = p.opcode();
-            if (o != RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE && o != RxeOpcode.RC_RDMA_READ_RESPONSE_LAST) {
-                if (!(p.psn() == w.firstPsn && o == RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST)
-                        && !(w.firstPsn == w.lastPsn && o == RxeOpcode.RC_RDMA_READ_RESPONSE_ONLY)
-                        && o != RxeOpcode.RC_ACKNOWLEDGE) {
-                    return State.DONE;
-                }
+            // FIRST or ONLY inside the READ (here at comp.psn: checkPsn) answers a re-read that the responder took as
+            // a new READ: the original request was lost, so our probe read (one packet) and the rest after it were
+            // new requests there, answered from their own start (rxe: res state new). Dropping them stalled for good.
+            if (o != RxeOpcode.RC_RDMA_READ_RESPONSE_MIDDLE && o != RxeOpcode.RC_RDMA_READ_RESPONSE_LAST
+                    && o != RxeOpcode.RC_RDMA_READ_RESPONSE_FIRST && o != RxeOpcode.RC_RDMA_READ_RESPONSE_ONLY
+                    && o != RxeOpcode.RC_ACKNOWLEDGE) {
+                return State.DONE;
             }
         }
         switch (p.opcode()) {
@@ -392,6 +421,8 @@ final class RxeCompleter {
             }
             if (psnCompare(qp.reqPsn, qp.compPsn) > 0) {
                 dev.counters.inc(RxeCounter.COMPLETER_RETRY_ERR);
+                qp.staleBudget = Math.min(qp.staleBudget + ((qp.reqPsn - qp.compPsn) & RxeParams.PSN_MASK),
+                        RxeParams.MAX_UNACKED_READ_PSNS);
                 qp.needRetry = true;
                 qp.probeOnRetry = timeout;
                 qp.startedRetry = true;

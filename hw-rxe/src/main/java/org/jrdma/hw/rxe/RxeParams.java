@@ -62,6 +62,8 @@ final class RxeParams {
     /** Responder resources kept for atomic replay. */
     static final int MAX_RD_ATOMIC_RESOURCES = 128;
     static final int PSN_MASK = 0xffffff;
+    /** Half the PSN space: the most PSNs that can be outstanding (reads may span more than MAX_UNACKED_PSNS). */
+    static final int MAX_UNACKED_READ_PSNS = 1 << 23;
 
     private RxeParams() {
     }

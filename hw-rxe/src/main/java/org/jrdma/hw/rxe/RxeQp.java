@@ -66,6 +66,8 @@ public final class RxeQp extends RvtQp {
     boolean needRetry;
     /** The next retry follows a timeout: it starts with a probe (see RxeRequester.retry). */
     boolean probeOnRetry;
+    /** A probe read (one packet of the head READ, see RxeRequester.resendReadHead) was answered: ask for the rest. */
+    boolean readRest;
     /** The retry probe's state (see RxeRequester.retry). */
     RxeProbe probe = RxeProbe.NONE;
     boolean waitRnr;
@@ -82,6 +84,12 @@ public final class RxeQp extends RvtQp {
     int retryBackoff;
     /** When the ACK timeouts without progress began (0: making progress); bounds retry_cnt 7. */
     long stalledSince;
+    /**
+     * Read responses below comp.psn that may still restart the retransmit timer: the PSNs our retries asked to be
+     * sent again (a responder answers a re-read with the whole rest, behind what it is still sending). Bounded so
+     * that a peer sending stale responses forever cannot keep the timer from firing.
+     */
+    int staleBudget;
     boolean timeoutFired;
     long retransDeadline;
     long rnrDeadline;
@@ -204,12 +212,13 @@ public final class RxeQp extends RvtQp {
         reqIdx = 0;
         reqOpcode = -1;
         pktsSinceAckReq = 0;
-        needRetry = waitRnr = reqStopped = probeOnRetry = false;
+        needRetry = waitRnr = reqStopped = probeOnRetry = readRest = false;
         probe = RxeProbe.NONE;
         compOpcode = -1;
         startedRetry = timeoutFired = false;
         retryBackoff = 0;
         stalledSince = 0;
+        staleBudget = 0;
         retransDeadline = rnrDeadline = 0;
         respOpcode = -1;
         respMsn = 0;

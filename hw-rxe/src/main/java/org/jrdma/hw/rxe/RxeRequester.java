@@ -55,10 +55,14 @@ final class RxeRequester {
         }
         boolean progress = false;
         if (qp.needRetry && !qp.waitRnr) {
-            retry(qp);
+            boolean probe = qp.probeOnRetry && !qp.readRest;
+            if (!((probe || qp.readRest) && resendReadHead(qp, probe))) {
+                retry(qp);
+                qp.probe = qp.probeOnRetry && probeable(qp) ? RxeProbe.SEND : RxeProbe.NONE;
+            }
             qp.needRetry = false;
-            qp.probe = qp.probeOnRetry && probeable(qp) ? RxeProbe.SEND : RxeProbe.NONE;
             qp.probeOnRetry = false;
+            qp.readRest = false;
             progress = true;
         }
         if (qp.waitRnr || qp.reqStopped) {
@@ -126,6 +130,46 @@ final class RxeRequester {
     private static boolean probeable(RxeQp qp) {
         SendWqe w = qp.sendAt(0);
         return w != null && qp.type == QpType.RC && !w.opcode().isLocal() && !WrOpcodeTable.isReadOrAtomic(w.opcode());
+    }
+
+    /**
+     * With an RDMA READ at the head, after a local ACK timeout ({@code probe}): asks again for one packet of it, at
+     * comp.psn (a probe read); once that is answered ({@code RxeCompleter}'s PROBE_READ_ANSWER), for the rest of it.
+     * The READs and other WQEs after it stay as they are. rxe (req_retry) asks again at once for all of every
+     * outstanding READ; a responder serves requests in order and answers each re-read with the whole rest, behind
+     * what it is still sending. When the timeout was only a stall of a slow responder (the Linux guest under TCG
+     * pauses for longer than 67 ms while serving ~15 MB/s), that added the whole backlog again at every stall and
+     * the READs never converged; now a stall costs one packet. A READ behind this one whose request was really lost
+     * times out once it is the head (or the responder's sequence NAK for the gap resends it at once).
+     */
+    private boolean resendReadHead(RxeQp qp, boolean probe) {
+        RxeSendWqe w = qp.wqe(0);
+        if (w == null || w.opcode() != WrOpcode.RDMA_READ || w.state != RxeWqeState.PENDING || !w.started) {
+            return false;
+        }
+        int npsn = (qp.compPsn - w.firstPsn) & RxeParams.PSN_MASK;
+        if (npsn > ((w.lastPsn - w.firstPsn) & RxeParams.PSN_MASK)) {
+            return false;
+        }
+        int psn = qp.reqPsn;
+        int idx = qp.reqIdx;
+        int opcode = qp.reqOpcode;
+        int sinceAckReq = qp.pktsSinceAckReq;
+        qp.reqPsn = qp.compPsn;
+        qp.reqIdx = 0;
+        int mtu = dev.mtu(qp);
+        w.offset = (int) Math.min((long) npsn * mtu, w.totalLength());
+        readLimit = probe ? mtu : 0;
+        try {
+            sendPacket(qp, w); // the READ request from comp.psn; its first/last PSN stay (w.started)
+        } finally {
+            readLimit = 0;
+        }
+        qp.reqPsn = psn;
+        qp.reqIdx = Math.max(idx, qp.reqIdx);
+        qp.reqOpcode = opcode;
+        qp.pktsSinceAckReq = sinceAckReq;
+        return true;
     }
 
     /** {@code req_retry}: go back to the oldest unacknowledged PSN. */
@@ -254,6 +298,8 @@ final class RxeRequester {
     }
 
     private final Pkt pkt = new Pkt();
+    /** A probe read's length (one packet), or 0: a READ request asks for the rest of its WQE. */
+    private int readLimit;
 
     /**
      * Sends the next packet of {@code w} ({@code rxe_requester}'s body after the checks): the memory and the
@@ -329,6 +375,9 @@ final class RxeRequester {
         WrOpcode op = w.opcode();
         boolean rdAtomic = WrOpcodeTable.isReadOrAtomic(op);
         p.resid = w.totalLength() - w.offset;
+        if (readLimit > 0 && op == WrOpcode.RDMA_READ) {
+            p.resid = Math.min(p.resid, readLimit);
+        }
         p.payload = rdAtomic ? 0 : (int) Math.min(p.resid, mtu);
         p.last = rdAtomic || p.resid <= mtu;
         RxeOpcode opc = nextOpcode(qp, w, p.last);

@@ -134,7 +134,8 @@ class RxeFaultTest {
             x.qp.postSend(new SendWr().wrId(r).opcode(WrOpcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
                     .sgList(new Sge(x.mr.iova(), MIB, x.mr.lkey())).remote(y.mr.iova(), y.mr.rkey()));
             WorkCompletion w = x.next(60_000);
-            assertEquals(WcStatus.SUCCESS, w.status());
+            assertEquals(WcStatus.SUCCESS, w.status(),
+                    () -> "read " + w.wrId() + ": a: " + f.ra.counters() + " | b: " + f.rb.counters());
             assertEquals(WcOpcode.RDMA_READ, w.opcode());
             assertEquals(want, crc(x, 0, MIB), "read " + r);
         }
