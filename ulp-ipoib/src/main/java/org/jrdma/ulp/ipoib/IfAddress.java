@@ -5,6 +5,8 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
+import org.jrdma.ib.core.Gid;
+
 /** An address of an interface with its prefix length ({@code inet 10.0.0.1/24}, {@code inet6 fe80::1/64}). */
 public record IfAddress(InetAddress address, int prefix) {
     public IfAddress {
@@ -38,34 +40,8 @@ public record IfAddress(InetAddress address, int prefix) {
 
     /** The address as iproute2 prints it: dotted quad, or IPv6 with the longest zero run as {@code ::} (RFC 5952). */
     public static String text(InetAddress a) {
-        if (!(a instanceof Inet6Address)) {
-            return a.getHostAddress();
-        }
-        byte[] b = a.getAddress();
-        int[] w = new int[8];
-        int bestAt = -1;
-        int bestLen = 1; // a single zero word stays "0"
-        for (int i = 0, run = 0; i < 8; i++) {
-            w[i] = (b[2 * i] & 0xff) << 8 | b[2 * i + 1] & 0xff;
-            run = w[i] == 0 ? run + 1 : 0;
-            if (run > bestLen) {
-                bestLen = run;
-                bestAt = i - run + 1;
-            }
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < 8; i++) {
-            if (i == bestAt) {
-                sb.append("::");
-                i += bestLen - 1;
-                continue;
-            }
-            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
-                sb.append(':');
-            }
-            sb.append(Integer.toHexString(w[i]));
-        }
-        return sb.toString();
+        // one home for RFC 5952 (ib-core's GID printing, as inet_ntop): a GID is an IPv6 address
+        return a instanceof Inet6Address ? Gid.of(a.getAddress()).toCompressedString() : a.getHostAddress();
     }
 
     /** Whether {@code other} is on this address's subnet. */
