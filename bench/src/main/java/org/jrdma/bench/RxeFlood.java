@@ -32,8 +32,17 @@ final class RxeFlood implements AutoCloseable {
          */
         DUPLICATE_READS,
         /** UD SEND ONLY datagrams to a UD QP with no receive posted (dropped, counted). */
-        UD_DATAGRAMS
+        UD_DATAGRAMS,
+        /**
+         * CM REQs as rdma_cm sends them (a MAD on QP1, the CMA header for {@link #CM_PORT}) with random comm IDs,
+         * QPNs and source ports, from an address nobody answers at: the MAD layer, the IB CM and the RDMA CM's
+         * listener (whose handler refuses every request) do their work for each; their answers go nowhere.
+         */
+        CM_REQS
     }
+
+    /** The port the RDMA CM listener of {@link Kind#CM_REQS} listens on (rping's). */
+    static final int CM_PORT = 7174;
 
     private static final int POOL = 256;
     private final Kind kind;
@@ -104,6 +113,7 @@ final class RxeFlood implements AutoCloseable {
                 case UNKNOWN_QPN -> seal(packet(RxeOpcode.RC_SEND_ONLY, 0x800000 + r.nextInt(0x7fffff), r.nextInt(1 << 24), 64), null);
                 case DUPLICATE_READS -> read((behind - 1 - r.nextInt(1 << 20)) & 0xffffff);
                 case UD_DATAGRAMS -> ud(r.nextInt(1 << 24));
+                case CM_REQS -> cmReq(r);
             };
         }
     }
@@ -124,6 +134,36 @@ final class RxeFlood implements AutoCloseable {
         ByteBuf b = Unpooled.wrappedBuffer(p);
         Deth.encode(b, RxeOpcode.UD_SEND_ONLY.dethOffset(), 0x11111111, 0x42);
         return seal(p, null);
+    }
+
+    private ByteBuffer cmReq(ThreadLocalRandom r) {
+        InetAddress src = addr(srcAddr);
+        InetAddress dst = addr(dstAddr);
+        org.jrdma.ib.cm.wire.CmReq req = new org.jrdma.ib.cm.wire.CmReq().localCommId(r.nextInt())
+                .serviceId(org.jrdma.ib.cm.RdmaPortSpace.TCP.serviceId(CM_PORT)).localCaGuid(r.nextLong())
+                .localQpn(r.nextInt(1 << 24)).responderResources(1).initiatorDepth(1).remoteCmResponseTimeout(20)
+                .transportType(0).flowControl(true).startingPsn(r.nextInt(1 << 24)).localCmResponseTimeout(20)
+                .retryCount(7).pkey(0xffff).pathMtu(3).rnrRetryCount(7).maxCmRetries(15)
+                .primaryPath(new org.jrdma.ib.cm.wire.CmPath().localLid(0xffff).remoteLid(0xffff)
+                        .localGid(org.jrdma.ib.core.Gid.of(src)).remoteGid(org.jrdma.ib.core.Gid.of(dst))
+                        .hopLimit(64).localAckTimeout(19))
+                .privateData(new org.jrdma.ib.cm.wire.CmaHeader(src, 1024 + r.nextInt(60000), dst)
+                        .encode(new byte[0]));
+        byte[] mad = req.encode(r.nextLong()).bytes();
+        ByteBuffer p = packet(RxeOpcode.UD_SEND_ONLY, 1, r.nextInt(1 << 24), mad.length);
+        ByteBuf b = Unpooled.wrappedBuffer(p);
+        Deth.encode(b, RxeOpcode.UD_SEND_ONLY.dethOffset(), org.jrdma.ib.mad.MadService.QP1_QKEY, 1);
+        b.setBytes(RxeOpcode.UD_SEND_ONLY.length(), mad);
+        return seal(p, null);
+    }
+
+    private static InetAddress addr(int v4) {
+        try {
+            return InetAddress.getByAddress(new byte[] {(byte) (v4 >>> 24), (byte) (v4 >>> 16), (byte) (v4 >>> 8),
+                (byte) v4});
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException(e);
+        }
     }
 
     /** The RETH of a READ (2 GiB from the target's region), then the ICRC over the spoofed addresses. */

@@ -48,11 +48,16 @@ public class RxeFloodBench {
 
     @State(Scope.Thread)
     public static class S {
-        @Param({"none", "UNKNOWN_QPN", "DUPLICATE_READS", "UD_DATAGRAMS"})
+        @Param({"none", "UNKNOWN_QPN", "DUPLICATE_READS", "UD_DATAGRAMS", "CM_REQS"})
         public String flood;
 
         RxePair pair;
         RxeFlood flooder;
+        /** CM_REQS: the MAD layer and RDMA CM on the pair's devices, and the listener the REQs go to. */
+        org.jrdma.ib.mad.impl.MadLayer mad;
+        org.jrdma.ib.cm.impl.RdmaCmService cm;
+        org.jrdma.ib.cm.RdmaCmId listener;
+        final java.util.concurrent.atomic.AtomicLong requests = new java.util.concurrent.atomic.AtomicLong();
         CompletionQueue udCq;
         QueuePair ud;
         final SendWr[] chain = new SendWr[BATCH];
@@ -85,17 +90,42 @@ public class RxeFloodBench {
                 qpn = ud.qpNum();
             }
             // duplicates come from a's address (the QP's peer), the others from an address of their own
+            if (kind == RxeFlood.Kind.CM_REQS) {
+                listen(b);
+                qpn = 1;
+            }
             InetAddress from = kind == RxeFlood.Kind.DUPLICATE_READS ? a : InetAddress.getByName(pair.net + "3");
             flooder = new RxeFlood(kind, from, b, qpn, pair.b.mr.iova(), pair.b.mr.rkey(),
                     () -> pair.b.qp.query().rqPsn());
             flooder.start();
         }
 
+        /** A server as rping -s: rdma_listen with a backlog of 1024, every request refused by its handler. */
+        private void listen(InetAddress b) {
+            mad = new org.jrdma.ib.mad.impl.MadLayer(pair.core);
+            cm = new org.jrdma.ib.cm.impl.RdmaCmService(pair.core, mad);
+            listener = cm.createId((id, e) -> {
+                if (e.type() == org.jrdma.ib.cm.RdmaCmEventType.CONNECT_REQUEST) {
+                    requests.incrementAndGet();
+                    return 1; // reject and destroy
+                }
+                return 0;
+            }, org.jrdma.ib.cm.RdmaPortSpace.TCP);
+            listener.bindAddr(new java.net.InetSocketAddress(b, RxeFlood.CM_PORT));
+            listener.listen(1024);
+        }
+
         @TearDown(Level.Trial)
         public void tearDown() throws Exception {
             if (flooder != null) {
                 flooder.close();
-                System.err.println("flood " + flood + ": " + flooder.sent + " packets sent");
+                System.err.println("flood " + flood + ": " + flooder.sent + " packets sent"
+                        + (listener == null ? "" : ", " + requests.get() + " CONNECT_REQUESTs refused by the listener"));
+            }
+            if (listener != null) {
+                listener.close();
+                cm.close();
+                mad.close();
             }
             pair.a.await(inflight);
             if (ud != null) {
