@@ -283,6 +283,15 @@ def perftest_seeds():
             write(dst + "args", "t%02d-%02d" % (tool, i), argv(tool, line)); n += 1
     return n
 
+def rping_seeds():
+    dst = "ib-cm/src/test/resources/org/jrdma/ib/cm/tools/RpingArgsFuzzTestInputs/args"
+    lines = ["", "-s", "-s -a 127.0.0.1 -p 7174", "-c -a 127.0.0.1 -C 10 -S 100 -vVd", "-c -a ::1 -I ::1",
+             "-s -S 65536", "-s -S 22", "-c -C -1 -a 127.0.0.1", "-s -x", "-s -t 5", "-sP -p 99999", "-c -a",
+             "-c -a 300.1.1.1", "-s -q -d", "-sva127.0.0.1", "-c -S 65535 -a 127.0.0.1 --", "-c -I 10.0.0.1 -a 10.0.0.2"]
+    for i, line in enumerate(lines):
+        write(dst, "rping-%02d" % i, argv(0, line))
+    return len(lines)
+
 if __name__ == "__main__":
-    print(rxe_seeds(), "hw-rxe seeds;", iser_seeds(), "ulp-iser seeds;", ipoib_seeds(), "ulp-ipoib seeds;", mad_seeds(), "ib-mad seeds;", cm_seeds(), "ib-cm seeds;", pingpong_seeds(), "ib-tools seeds;", shell_seeds(), "ib-core shell seeds;", perftest_seeds(), "perftest seeds",
+    print(rxe_seeds(), "hw-rxe seeds;", iser_seeds(), "ulp-iser seeds;", ipoib_seeds(), "ulp-ipoib seeds;", mad_seeds(), "ib-mad seeds;", cm_seeds(), "ib-cm seeds;", pingpong_seeds(), "ib-tools seeds;", shell_seeds(), "ib-core shell seeds;", perftest_seeds(), "perftest seeds;", rping_seeds(), "rping seeds",
           file=sys.stderr)
