@@ -292,6 +292,68 @@ def rping_seeds():
         write(dst, "rping-%02d" % i, argv(0, line))
     return len(lines)
 
+def ip_seeds():
+    dst = "ulp-ipoib/src/test/resources/org/jrdma/ulp/ipoib/shell/IpArgsFuzzTestInputs/args"
+    lines = ["link", "l show", "-d link show ib1", "-s -s link", "link show dev ib7", "addr", "a show dev ib0",
+             "addr add 10.0.0.1/24 dev ib0", "addr add 10.0.0.1/33 dev ib0", "addr add 10.0.0.300 dev ib0",
+             "addr del 10.0.0.1/24 dev ib0", "addr add 10.0.0.1/24", "neigh", "neigh show dev ib0",
+             "link set ib0 down", "link set dev ib1 mtu 1500", "link set ib1 mtu 99999999", "link set ib0 mtu x",
+             "link set ib0 type ipoib mode connected", "link set ib0 type ipoib mode datagram", "-j link", "help",
+             "link help", "route", "-4 addr", "-o addr", "addr flush dev ib0"]
+    for i, line in enumerate(lines):
+        write(dst, "ip-%02d" % i, argv(0, line))
+    return len(lines)
+
+def iser_args_seeds():
+    dst = "ulp-iser/src/test/resources/org/jrdma/ulp/iser/shell/IserArgsFuzzTestInputs/"
+    tcli = ["ls", "/ ls", "/backstores/ramdisk create r0 1G", "/backstores/ramdisk create name=r0 size=100G",
+            "/backstores/ramdisk create r0 0", "/backstores/ramdisk create r0 1X", "/backstores/ramdisk create r0 1G nullio=true",
+            "/iscsi create iqn.2003-01.org.linux-iscsi.host:sn.1", "/iscsi create", "/iscsi create notaniqn",
+            "/iscsi/iqn.2003-01.org.linux-iscsi.host:sn.1/tpg1/portals create 0.0.0.0 3260",
+            "/iscsi/iqn.x/tpg1/luns create /backstores/ramdisk/r0", "/iscsi/iqn.x/tpg1 set attribute authentication=0",
+            "/iscsi/iqn.x/tpg1/portals/0.0.0.0:3260 enable_iser true", "/ get global", "/ clearconfig confirm=True",
+            "sessions", "/backstores delete r0", "ls / 2", "/iscsi/iqn.x/tpg1/acls create iqn.y", "cd /iscsi", ".. ls"]
+    adm = ["", "-m discovery -t st -p 192.0.2.11", "-m discovery -t sendtargets -p 192.0.2.11:3260 -I iser",
+           "-m node -T iqn.2003-01.org.linux-iscsi.host:sn.1 -p 192.0.2.11 -l", "-m node -T iqn.x -p [fd00::1]:3260 -u",
+           "-m session", "-m session -r 1 -u", "-m node", "-m foo", "-m discovery -t st", "-m discovery -p 1.2.3.4:0",
+           "--mode=discovery --type=st --portal=192.0.2.11 --interface=iser", "-m node -l", "-I tcp -m session", "-x"]
+    for i, line in enumerate(tcli):
+        write(dst + "targetcli", "tcli-%02d" % i, argv(0, line))
+    for i, line in enumerate(adm):
+        write(dst + "iscsiadm", "iscsiadm-%02d" % i, argv(0, line))
+    return len(tcli) + len(adm)
+
+# ---- ib-mad MadFuzzTest#smp: SMPs to QP0 of A (as ibnetdiscover and opensm send them)
+def smp_seeds():
+    dst = "ib-mad/src/test/resources/org/jrdma/ib/mad/MadFuzzTestInputs/smp"
+    def lr(method, attr, tid, mod=0, data=b""):
+        hdr = struct.pack(">BBBBHHQHHI", 1, 0x01, 1, method, 0, 0, tid, attr, 0, mod)
+        body = bytes(8) + bytes(32) + data  # M_Key, reserved, SMP data at 64
+        return hdr + body + bytes(232 - len(body))
+    def dr(method, attr, tid, hop_cnt, path=b"", mod=0, direction=False, hop_ptr=0):
+        status = 0x8000 if direction else 0
+        hdr = struct.pack(">BBBBHBBQHHI", 1, 0x81, 1, method, status, hop_ptr, hop_cnt, tid, attr, 0, mod)
+        body = bytes(8) + struct.pack(">HH", 0xffff, 0xffff) + bytes(28) + bytes(64)
+        body += (bytes([0]) + path).ljust(64, b"\0") + bytes(64)  # initial path (slot 0 unused), return path
+        return hdr + body
+    seeds = {
+        "lr-get-nodeinfo": lr(0x01, 0x0011, 1),
+        "lr-get-portinfo": lr(0x01, 0x0015, 2, 1),
+        "lr-get-nodedesc": lr(0x01, 0x0010, 3),
+        "lr-get-sminfo": lr(0x01, 0x0020, 4),
+        "lr-set-portinfo": lr(0x02, 0x0015, 5, 1),
+        "lr-get-unknown-attr": lr(0x01, 0x0099, 6),
+        "dr-get-nodeinfo-0hops": dr(0x01, 0x0011, 7, 0),
+        "dr-get-nodeinfo-1hop": dr(0x01, 0x0011, 8, 1, b"\x01"),
+        "dr-get-portinfo-1hop": dr(0x01, 0x0015, 9, 1, b"\x01", 1),
+        "dr-bad-hop-count": dr(0x01, 0x0011, 10, 65, b"\x01" * 63),
+        "dr-response-direction": dr(0x81, 0x0011, 11, 1, b"\x01", 0, True, 1),
+        "short": bytes([1, 0x81, 1, 1]) + bytes(60),
+    }
+    for name, m in seeds.items():
+        write(dst, name, m)
+    return len(seeds)
+
 if __name__ == "__main__":
-    print(rxe_seeds(), "hw-rxe seeds;", iser_seeds(), "ulp-iser seeds;", ipoib_seeds(), "ulp-ipoib seeds;", mad_seeds(), "ib-mad seeds;", cm_seeds(), "ib-cm seeds;", pingpong_seeds(), "ib-tools seeds;", shell_seeds(), "ib-core shell seeds;", perftest_seeds(), "perftest seeds;", rping_seeds(), "rping seeds",
+    print(rxe_seeds(), "hw-rxe seeds;", iser_seeds(), "ulp-iser seeds;", ipoib_seeds(), "ulp-ipoib seeds;", mad_seeds(), "ib-mad seeds;", cm_seeds(), "ib-cm seeds;", pingpong_seeds(), "ib-tools seeds;", shell_seeds(), "ib-core shell seeds;", perftest_seeds(), "perftest seeds;", rping_seeds(), "rping seeds;", ip_seeds(), "ip seeds;", iser_args_seeds(), "targetcli/iscsiadm seeds;", smp_seeds(), "SMP seeds",
           file=sys.stderr)
