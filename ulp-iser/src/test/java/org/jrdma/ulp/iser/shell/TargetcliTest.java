@@ -105,6 +105,8 @@ class TargetcliTest {
         tcli.fails("/backstores/ramdisk create rd1 64Q", "Cannot interpret size, wrong format: 64Q");
         // found by IserArgsFuzzTest: less than a block escaped as IllegalArgumentException
         tcli.fails("/backstores/ramdisk create rd1 1", "ramdisk rd1: size 1 out of range");
+        // and 32 PiB (the fuzzer's 32418509G) made a segment table that ran the JVM out of heap
+        tcli.fails("/backstores/ramdisk create rd1 32768T", "ramdisk rd1: size 36028797018963968 out of range");
         tcli.ok("/backstores/ramdisk create rd1 512K");
         tcli.ok("/iscsi create " + T1);
         tcli.ok(TPG + "/luns create /backstores/fileio/f0 lun=lun3");
