@@ -371,6 +371,11 @@ public final class IbCmService implements IbCm, IbClient, AutoCloseable {
         thread.drain();
     }
 
+    /** Events and timers (TIMEWAIT exits) queued on the CM's thread, for leak checks. */
+    int queuedTasks() {
+        return thread.getQueue().size();
+    }
+
     /** The IB CM's counters (sent and received messages, drops by reason), for tests and diagnostics. */
     Map<CmCounter, Long> counters() {
         return counters.snapshot();

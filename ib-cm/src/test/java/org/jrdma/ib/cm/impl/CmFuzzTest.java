@@ -32,13 +32,16 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  * keeps the fuzzed header bytes 0..3 (else base version 1, class CM, class version 2, method Send).
  * Per input: the MAD is counted (rcvd, or dropped_bad_header) and then accounted for by some other counter
  * (taken, answered, or dropped by reason); no handler throws (dropped_error, the catch-all, stays put), nothing is
- * logged at WARNING with an exception, no thread dies; the ids, comm ID tables and listeners stay bounded.
+ * logged at WARNING with an exception, no thread dies; the ids (each TIMEWAIT one leaves in time), comm ID tables,
+ * listeners, the tasks queued on the CM's thread and the bed's PDs, CQs and QPs stay bounded.
  */
 class CmFuzzTest {
     private static CmFuzzBed bed;
     private static FuzzWatch watch;
     private static int ibListeners;
     private static int resources;
+    /** When each id now in TIMEWAIT was first seen there (identity: ids have no equals of their own). */
+    private static final Map<CmId, Long> TIMEWAIT_SINCE = new java.util.IdentityHashMap<>();
 
     private static CmFuzzBed bed() throws Exception {
         if (bed == null) {
@@ -101,13 +104,38 @@ class CmFuzzTest {
         assertTrue(f.cm.idCount() <= 8, () -> "RDMA CM ids pile up: " + f.cm.idCount());
         assertEquals(1, f.cm.listeners.size(), "RDMA CM listeners");
         assertEquals(ibListeners, f.ib.listeners.size(), "IB CM listen ids");
+        int timewait = checkTimewait(f);
         synchronized (f.ib.lock) {
-            assertTrue(f.ib.ids.size() <= 64, () -> "IB CM ids pile up: " + f.ib.ids.size());
+            assertTrue(f.ib.ids.size() - timewait <= 16, () -> "IB CM ids pile up: " + f.ib.ids.stream().collect(
+                    java.util.stream.Collectors.groupingBy(id -> id.state + (id.destroyed ? " destroyed" : ""),
+                            java.util.TreeMap::new, java.util.stream.Collectors.counting())));
         }
-        assertTrue(f.cm.connTableSize() <= 128, () -> "comm ID tables grow: " + f.cm.connTableSize());
+        assertTrue(f.cm.connTableSize() <= 2 * timewait + 32, () -> "comm ID tables grow: " + f.cm.connTableSize()
+                + " with " + timewait + " ids time-waiting");
+        assertTrue(f.ib.queuedTasks() <= timewait + 16, () -> "tasks pile up on the CM's thread: " + f.ib.queuedTasks()
+                + " with " + timewait + " ids time-waiting");
         f.heal();
         assertTrue(f.resources() <= resources + 6, () -> "QPs, CQs or PDs left behind: " + f.resources() + " > "
                 + resources + " + 6");
+    }
+
+    /**
+     * Ids in TIMEWAIT: as many as the inputs and heals of the last half second made (a rate, as on Linux), but each
+     * must leave within {@code TIMEWAIT_MS} and a margin: none may stay. Returns how many there are.
+     */
+    private static int checkTimewait(CmFuzzBed f) {
+        long now = System.nanoTime();
+        List<CmId> waiting;
+        synchronized (f.ib.lock) {
+            waiting = f.ib.ids.stream().filter(id -> id.state == org.jrdma.ib.cm.ib.IbCmState.TIMEWAIT).toList();
+        }
+        TIMEWAIT_SINCE.keySet().retainAll(waiting);
+        for (CmId id : waiting) {
+            long since = TIMEWAIT_SINCE.computeIfAbsent(id, k -> now);
+            assertTrue(now - since < java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(IbCmService.TIMEWAIT_MS + 3000),
+                    () -> "an id stays in TIMEWAIT: " + id.localCommId);
+        }
+        return waiting.size();
     }
 
     /** MADs the CM took in: rcvd, or dropped for a bad header before that. */
