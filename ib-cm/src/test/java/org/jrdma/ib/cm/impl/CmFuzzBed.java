@@ -186,6 +186,11 @@ final class CmFuzzBed implements AutoCloseable {
                 .filter(r -> r.type() != org.jrdma.ib.core.ResourceType.AH).count();
     }
 
+    /** MADs the MAD layer received on the bed's two devices (all CM MADs on RoCE): the bed's own traffic. */
+    long wireRcvd() {
+        return mad.counters(ra.ibDevice(), 1).getOrDefault("rcvd", 0L) + mad.counters(rb.ibDevice(), 1).getOrDefault("rcvd", 0L);
+    }
+
     /** The live comm IDs' ids (the fuzz aims at them), in a stable order. */
     List<CmId> live() {
         synchronized (ib.lock) {

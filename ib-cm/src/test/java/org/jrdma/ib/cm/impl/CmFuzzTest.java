@@ -30,7 +30,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  * (and a REQ's CA GUID and QPN) at the live id chosen by bits 4..7, bit 1 aims a REQ or SIDR_REQ at the listener
  * (service ID, CMA destination address) and a DREQ at the id's QPN, bit 2 drops the GRH (no source GID), bit 3
  * keeps the fuzzed header bytes 0..3 (else base version 1, class CM, class version 2, method Send).
- * Per input: the MAD is counted (rcvd, or dropped_bad_header) and then accounted for by some other counter
+ * Per input: the MAD is counted once (rcvd, or dropped_bad_header; see assertBalance) and then accounted for by some other counter
  * (taken, answered, or dropped by reason); no handler throws (dropped_error, the catch-all, stays put), nothing is
  * logged at WARNING with an exception, no thread dies; the ids (each TIMEWAIT one leaves in time), comm ID tables,
  * listeners, the tasks queued on the CM's thread and the bed's PDs, CQs and QPs stay bounded.
@@ -40,6 +40,8 @@ class CmFuzzTest {
     private static FuzzWatch watch;
     private static int ibListeners;
     private static int resources;
+    /** Inputs fed to the CM's receive handler so far (the CM's own count must match them, see assertBalance). */
+    private static long injected;
     /** When each id now in TIMEWAIT was first seen there (identity: ids have no equals of their own). */
     private static final Map<CmId, Long> TIMEWAIT_SINCE = new java.util.IdentityHashMap<>();
 
@@ -49,6 +51,7 @@ class CmFuzzTest {
             bed = new CmFuzzBed();
             ibListeners = bed.ib.listeners.size();
             resources = bed.resources();
+            injected = 0;
         }
         return bed;
     }
@@ -84,9 +87,9 @@ class CmFuzzTest {
         Map<CmCounter, Long> before = f.cm.counters();
         f.ib.recv.receive(dev, 1, f.ib.agentOrNull(dev, 1), new MadRecv(m, 0, 1, 0, 0, sgid, f.gid(dev), null));
         Map<CmCounter, Long> after = f.cm.counters();
-        // at least once: the bed's own connection may be talking to itself meanwhile (a DREQ it was fuzzed
-        // into, a REJ to a fuzzed GID of its own), and what the MAD layer took before the snapshot may reach
-        // the CM after it, so "exactly once" cannot be told apart from that traffic here
+        // at least once here: the bed's own connection may be talking to itself meanwhile (a DREQ it was fuzzed
+        // into, a REJ to a fuzzed GID of its own); "exactly once" is the balance checked after the settle
+        injected++;
         long seen = taken(after) - taken(before);
         assertTrue(seen >= 1, () -> "not counted: neither rcvd nor dropped_bad_header moved");
         assertEquals(before.get(CmCounter.DROPPED_ERROR), after.get(CmCounter.DROPPED_ERROR),
@@ -99,6 +102,7 @@ class CmFuzzTest {
         });
         assertTrue(!moved.isEmpty(), () -> "received, then neither taken, answered nor dropped: " + after);
         f.settle();
+        assertBalance(f);
         List<String> failed = watch.take();
         assertTrue(failed.isEmpty(), () -> "failures: " + failed);
         assertTrue(f.cm.idCount() <= 8, () -> "RDMA CM ids pile up: " + f.cm.idCount());
@@ -117,6 +121,27 @@ class CmFuzzTest {
         f.heal();
         assertTrue(f.resources() <= resources + 6, () -> "QPs, CQs or PDs left behind: " + f.resources() + " > "
                 + resources + " + 6");
+    }
+
+    /**
+     * Exactly once: every CM MAD the CM counted (rcvd, dropped_bad_header) came either from the fuzzer or through the
+     * MAD layer of one of the bed's devices (the bed's own traffic), so the CM's count must come to their sum once what
+     * is on the wire has arrived (2 s at most). A MAD counted twice would leave it above for good.
+     */
+    private static void assertBalance(CmFuzzBed f) throws InterruptedException {
+        long end = System.nanoTime() + 2_000_000_000L;
+        while (true) {
+            long wire = f.wireRcvd();
+            long cm = taken(f.cm.counters());
+            if (cm == wire + injected) {
+                return;
+            }
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("the CM counted " + cm + " MADs: " + injected + " fuzzed and " + wire
+                        + " from the MAD layer make " + (wire + injected));
+            }
+            Thread.sleep(1);
+        }
     }
 
     /**
