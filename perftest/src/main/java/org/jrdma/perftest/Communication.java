@@ -88,6 +88,9 @@ final class Communication {
         }
     }
 
+    /** The largest page size (and cache line) a peer may announce: Linux's base pages are at most 64 KiB; 1 MiB. */
+    static final int MAX_REMOTE_PAGE_SIZE = 1 << 20;
+
     /** {@code exchange_versions}, {@code check_version_compatibility}, {@code check_sys_data}. */
     void exchangeVersions() {
         byte[] v = new byte[16];
@@ -105,6 +108,13 @@ final class Communication {
         }
         int remCycle = ByteBuffer.wrap(xchg(ByteBuffer.allocate(4).putInt(p.cycleBuffer).array())).getInt();
         int remCache = ByteBuffer.wrap(xchg(ByteBuffer.allocate(4).putInt(p.cacheLineSize).array())).getInt();
+        if (remCycle > MAX_REMOTE_PAGE_SIZE || remCache > MAX_REMOTE_PAGE_SIZE) {
+            // check_sys_data takes the larger page size, and ctx_init allocates 2 x QPs x that: a peer's word
+            // must not size our memory (an 809 MB "page" made ib_send_bw's server die of OutOfMemoryError)
+            err.append(" Remote page size ").append(remCycle).append(" or cache line ").append(remCache)
+                    .append(" is not supported\n");
+            throw Exit.exit(1);
+        }
         p.cycleBuffer = Math.max(p.cycleBuffer, remCycle);
         p.cacheLineSize = Math.max(p.cacheLineSize, remCache);
     }

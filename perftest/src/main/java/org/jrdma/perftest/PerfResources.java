@@ -202,7 +202,13 @@ final class PerfResources {
             err.append("Couldn't allocate work buf.\n");
             throw Exit.exit(1);
         }
-        ByteBuffer buf = ByteBuffer.allocateDirect((int) total);
+        ByteBuffer buf;
+        try {
+            buf = ByteBuffer.allocateDirect((int) total);
+        } catch (OutOfMemoryError e) {
+            err.append("Couldn't allocate work buf.\n"); // posix_memalign failing
+            throw Exit.exit(1);
+        }
         byte seed = (byte) (p.machine == Machine.CLIENT ? 0x5a : 0x3c);
         for (int i = 0; i < buf.capacity(); i++) {
             buf.put(i, (byte) (seed + i * 7));

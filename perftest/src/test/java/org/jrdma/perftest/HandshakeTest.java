@@ -293,4 +293,27 @@ class HandshakeTest {
         assertEquals(59, d.key(false).length);
         assertEquals(d.qpn(), Dest.parseKey(d.key(false), false).qpn());
     }
+
+    /**
+     * A hostile client announcing a page size of 1 GiB (found by PerftestFuzzTest: 809 MB made ib_send_bw's server
+     * allocate 1.6 GB of direct memory and die of OutOfMemoryError): refused with status 1, nothing allocated.
+     */
+    @Test
+    void aPeersHugePageSizeIsRefused() throws Exception {
+        int port = Side.freePort();
+        Side server = Side.server("ib_send_bw", core, null, "-d", dev.name(), "-n", "5", "-s", "64", "-p",
+                Integer.toString(port));
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(java.util.Arrays.copyOf("6.06".getBytes(StandardCharsets.US_ASCII), 16));
+            s.getInputStream().readNBytes(16); // the server's version
+            out.write(java.nio.ByteBuffer.allocate(8).putInt(1 << 30).putInt(64).array());
+            s.getInputStream().readAllBytes();
+        }
+        assertEquals(1, server.await(10), server.tty());
+        assertTrue(server.err().contains(" Remote page size 1073741824 or cache line 64 is not supported\n"),
+                server.err());
+        assertEquals(List.of(), dev.resources());
+    }
 }

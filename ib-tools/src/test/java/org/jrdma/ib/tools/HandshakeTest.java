@@ -222,4 +222,27 @@ class HandshakeTest extends LoopbackFixture {
             assertEquals("Failed to modify QP[0] to RTR\n", client.err());
         }
     }
+
+    /**
+     * A hostile client on the side channel (what PingpongPeerFuzzTest does at random, here exactly): the server
+     * ends by itself with status 1 and rdma-core's words, never waits for more than the message's 52 bytes, and
+     * releases everything (the fixture checks {@code rdma res}).
+     */
+    @Test
+    void serverGivenJunkEndsWithStatus1() throws Exception {
+        byte[][] junk = {ascii("0000:0000"), ascii("zz:-0x:ffffffffffffffffff:\n".repeat(2)).clone()};
+        String[] expected = {"server read: Success\n9/52: Couldn't read remote address\n",
+                "Couldn't send/recv local address\n"};
+        for (int i = 0; i < junk.length; i++) {
+            Side server = Side.server("ibv_rc_pingpong", core, "-d", "lo0", "-i", "1", "-p", p());
+            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), tcpPort)) {
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write(Arrays.copyOf(junk[i], Math.min(junk[i].length, 52)));
+                s.shutdownOutput(); // and no "done"
+                s.getInputStream().readAllBytes();
+            }
+            assertEquals(1, server.await(10), server.tty());
+            assertEquals(expected[i], server.err());
+        }
+    }
 }

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * ({@code dreq_sent}, {@code rej_no_listener}, ...): {@link #toString} is the lower-case name.
  */
 enum CmCounter {
-    RCVD, REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, REJ_SENT, REJ_RCVD, MRA_SENT, MRA_RCVD,
+    RCVD, REQ_SENT, REQ_RCVD, REP_SENT, REP_RCVD, ESTABLISHED, REJ_SENT, REJ_RCVD, MRA_SENT, MRA_RCVD,
     DREQ_SENT, DREQ_RCVD, DREP_SENT, DREP_RCVD, TIMEOUTS,
     SIDR_REQ_SENT, SIDR_REQ_RCVD, SIDR_REP_SENT, SIDR_REP_RCVD,
     /** Duplicates: a REQ, DREQ, MRA or SIDR_REQ seen before; a duplicate answered with the last reply. */

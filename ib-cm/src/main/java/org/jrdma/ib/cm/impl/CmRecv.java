@@ -245,6 +245,7 @@ final class CmRecv {
             id.initiatorDepth = Math.min(id.initiatorDepth, rep.responderResources());
             id.rnrRetryCount = rep.rnrRetryCount();
             id.state = IbCmState.REP_RCVD;
+            cm.count(CmCounter.REP_RCVD);
             cm.deliver(id, new IbCmEvent(IbCmEventType.REP_RECEIVED).remoteCaGuid(rep.localCaGuid())
                     .remoteQpn(rep.localQpn()).startingPsn(rep.startingPsn())
                     .responderResources(rep.responderResources()).initiatorDepth(rep.initiatorDepth())

@@ -41,6 +41,21 @@ final class CmThread extends ScheduledThreadPoolExecutor {
         }
     }
 
+    /** Waits (5 s at most) until what is queued now has run; not on the thread itself, nor once stopped. */
+    void drain() {
+        if (isCurrent() || isShutdown()) {
+            return;
+        }
+        try {
+            submit(() -> { }).get(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
+                | java.util.concurrent.RejectedExecutionException e) {
+            // stopped meanwhile, or a handler blocks: the caller's own checks tell
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Whether the caller runs on this thread. */
     boolean isCurrent() {
         return Thread.currentThread() == worker;

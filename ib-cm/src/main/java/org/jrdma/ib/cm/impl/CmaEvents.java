@@ -88,6 +88,11 @@ final class CmaEvents {
         }
     }
 
+    /** Waits (bounded) until the events queued so far have been handled (tests settle with it). */
+    void drain() {
+        thread.drain();
+    }
+
     /** Stops the thread once it has run what is queued, and (unless called on it) waits for it to end. */
     void close() {
         thread.stop();

@@ -75,7 +75,8 @@ public final class IbCmService implements IbCm, IbClient, AutoCloseable {
     final List<CmId> ids = new ArrayList<>();
     final CmCounter.Counters counters = new CmCounter.Counters();
     final CmSend send = new CmSend(this);
-    private final CmRecv recv = new CmRecv(this);
+    /** The agents' receive handler; the fuzz test feeds it MADs directly. */
+    final CmRecv recv = new CmRecv(this);
     private volatile boolean closed;
     /** Retransmission timeout and retries of REQ, REP, DREQ and SIDR_REQ (tests shorten them). */
     volatile int madTimeoutMs = MAD_TIMEOUT_MS;
@@ -363,6 +364,16 @@ public final class IbCmService implements IbCm, IbClient, AutoCloseable {
 
     void count(CmCounter c) {
         counters.count(c);
+    }
+
+    /** Waits (bounded) until the events queued for the handlers so far have been delivered (tests settle with it). */
+    void drainEvents() {
+        thread.drain();
+    }
+
+    /** Events and timers (TIMEWAIT exits) queued on the CM's thread, for leak checks. */
+    int queuedTasks() {
+        return thread.getQueue().size();
     }
 
     /** The IB CM's counters (sent and received messages, drops by reason), for tests and diagnostics. */

@@ -317,6 +317,7 @@ abstract class AbstractRdmaCmScenarioTest {
         l.close();
         assertEquals(1L, cm.counters().get(CmCounter.DREQ_SENT));
         assertEquals(1L, cm.counters().get(CmCounter.DREP_RCVD));
+        assertEquals(1L, cm.counters().get(CmCounter.REP_RCVD), "the REP is counted as taken");
         // route_resolved counts path records from the SA: one where routes come from it, none where they are local
         assertEquals(routesFromSa() ? 1L : 0L, cm.counters().getOrDefault(CmCounter.ROUTE_RESOLVED, 0L));
         assertEquals(0, cm.idCount());

@@ -74,6 +74,9 @@ final class Smi {
         int hopCnt = m.u8(HOP_CNT);
         boolean dlidPermissive = m.u16(DR_DLID) == LID_PERMISSIVE;
         boolean slidPermissive = m.u16(DR_SLID) == LID_PERMISSIVE;
+        if (hopCnt >= MAX_PATH_HOPS) {
+            return Action.DISCARD; // C14-6, as on send: the paths have 64 slots (a hop count of 255 wrote past the MAD)
+        }
         if (!direction(m)) {
             if (hopCnt != 0 && hopPtr == 0) { // C14-9:1: the sender should have incremented it
                 return Action.DISCARD;

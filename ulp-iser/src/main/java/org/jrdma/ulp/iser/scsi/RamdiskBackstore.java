@@ -19,6 +19,11 @@ public final class RamdiskBackstore extends AbstractBackstore {
     static final int CHUNK = 1 << CHUNK_SHIFT;
     private static final int SEGMENT_SHIFT = 10;
     private static final int SEGMENT = 1 << SEGMENT_SHIFT;
+    /**
+     * 64 TiB: the segment table (allocated at creation, one slot per 64 MiB) stays at most 1 Mi slots. A size
+     * of petabytes made a table of hundreds of millions of slots, and targetcli's create ran out of heap.
+     */
+    static final long MAX_SIZE = 1L << 46;
     private final long size;
     private final AtomicReferenceArray<AtomicReferenceArray<byte[]>> segments;
     private volatile boolean closed;
@@ -29,7 +34,7 @@ public final class RamdiskBackstore extends AbstractBackstore {
         long bytes = wholeBlocks(size);
         long chunks = (bytes + CHUNK - 1) >>> CHUNK_SHIFT;
         long segmentCount = (chunks + SEGMENT - 1) >>> SEGMENT_SHIFT;
-        if (bytes <= 0 || segmentCount > Integer.MAX_VALUE - 8) {
+        if (bytes <= 0 || bytes > MAX_SIZE) {
             throw new IllegalArgumentException("ramdisk " + name + ": size " + size + " out of range");
         }
         this.size = bytes;

@@ -25,7 +25,13 @@ final class PortalArg {
             host = text.substring(0, colon);
             port = port(text, text.substring(colon + 1));
         }
-        return new InetSocketAddress(host, port);
+        InetSocketAddress a = new InetSocketAddress(host, port);
+        if (a.isUnresolved()) {
+            // open-iscsi's resolve_address(); what used to come out was an NPE printing the portal
+            throw new IllegalArgumentException("Cannot resolve host " + host
+                    + ". getaddrinfo error: [Name or service not known]");
+        }
+        return a;
     }
 
     private static int port(String text, String p) {

@@ -130,6 +130,9 @@ public final class TargetTree implements TargetDirectory, AutoCloseable {
                 b = opener.open();
             } catch (IOException | UncheckedIOException e) {
                 throw new TargetConfigException("Could not open " + file + ": " + e.getMessage(), e);
+            } catch (IllegalArgumentException e) {
+                // a size the backstore cannot hold: less than one block, or past what it can index
+                throw new TargetConfigException(e.getMessage(), e);
             }
             StorageObject so = new StorageObject(plugin, name, b, file);
             synchronized (state) {

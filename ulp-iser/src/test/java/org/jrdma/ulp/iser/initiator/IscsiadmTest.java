@@ -63,6 +63,10 @@ class IscsiadmTest {
         assertTrue(err.endsWith("iscsiadm: Could not perform SendTargets discovery: encountered connection failure\n"),
                 err);
         assertEquals(7, iscsiadm("-m", "discovery", "-t", "isns", "-p", "192.0.2.11"));
+        // found by IserArgsFuzzTest: a portal whose name does not resolve was an NPE
+        assertEquals(7, iscsiadm("-m", "node", "-T", IQN, "-p", "nosuch.invalid", "-l"));
+        assertEquals("iscsiadm: Cannot resolve host nosuch.invalid. getaddrinfo error: [Name or service not known]\n",
+                err);
     }
 
     @Test

@@ -103,6 +103,10 @@ class TargetcliTest {
         tcli.fails("/backstores/fileio create f2 " + dir, "Path " + dir + " exists but is not a file");
         tcli.fails("/backstores/fileio create f3 " + f, "storage object for " + f + " already exists: f0");
         tcli.fails("/backstores/ramdisk create rd1 64Q", "Cannot interpret size, wrong format: 64Q");
+        // found by IserArgsFuzzTest: less than a block escaped as IllegalArgumentException
+        tcli.fails("/backstores/ramdisk create rd1 1", "ramdisk rd1: size 1 out of range");
+        // and 32 PiB (the fuzzer's 32418509G) made a segment table that ran the JVM out of heap
+        tcli.fails("/backstores/ramdisk create rd1 32768T", "ramdisk rd1: size 36028797018963968 out of range");
         tcli.ok("/backstores/ramdisk create rd1 512K");
         tcli.ok("/iscsi create " + T1);
         tcli.ok(TPG + "/luns create /backstores/fileio/f0 lun=lun3");
