@@ -12,6 +12,7 @@ import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.MemoryRegion;
 import org.jrdma.ib.core.MemoryWindow;
 import org.jrdma.ib.core.MwType;
+import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpAttr;
 import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.SendWr;
@@ -55,6 +56,11 @@ public abstract class IsolationSuite extends VerbsSuite {
         final int rights;
 
         Target(Side s, int size, int rights, long seed) {
+            this(s.pd, size, rights, seed);
+        }
+
+        /** The region registered in {@code pd}, which need not be the PD of the QP the operations reach. */
+        Target(ProtectionDomain pd, int size, int rights, long seed) {
             this.size = size;
             this.rights = rights;
             whole = ByteBuffer.allocateDirect(size + 2 * PAD);
@@ -63,7 +69,7 @@ public abstract class IsolationSuite extends VerbsSuite {
             }
             byte[] fill = Buf.pattern(seed, size);
             whole.put(PAD, fill);
-            mr = s.pd.regMr(whole.slice(PAD, size), Access.LOCAL_WRITE | Access.MW_BIND | rights);
+            mr = pd.regMr(whole.slice(PAD, size), Access.LOCAL_WRITE | Access.MW_BIND | rights);
         }
 
         byte[] bytes() {
@@ -157,7 +163,7 @@ public abstract class IsolationSuite extends VerbsSuite {
     }
 
     /** One case; true if it was permitted. */
-    private boolean runCase(QpPair p, Buf src, Buf local, Target t, Grant g, int key, Random r, int c) {
+    static boolean runCase(QpPair p, Buf src, Buf local, Target t, Grant g, int key, Random r, int c) {
         WrOpcode op = OPS[r.nextInt(OPS.length)];
         boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
         boolean keyOk = key == g.key && g.hi > g.lo;
