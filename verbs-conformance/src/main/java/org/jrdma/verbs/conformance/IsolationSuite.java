@@ -53,6 +53,9 @@ public abstract class IsolationSuite extends VerbsSuite {
         final ByteBuffer whole;
         final int size;
         final MemoryRegion mr;
+        /** The region's address and key as registered (still known after it is gone). */
+        final long iova;
+        final int rkey;
         final int rights;
 
         Target(Side s, int size, int rights, long seed) {
@@ -70,6 +73,8 @@ public abstract class IsolationSuite extends VerbsSuite {
             byte[] fill = Buf.pattern(seed, size);
             whole.put(PAD, fill);
             mr = pd.regMr(whole.slice(PAD, size), Access.LOCAL_WRITE | Access.MW_BIND | rights);
+            iova = mr.iova();
+            rkey = mr.rkey();
         }
 
         byte[] bytes() {
@@ -180,7 +185,7 @@ public abstract class IsolationSuite extends VerbsSuite {
             local.bb.put(i, LOCAL_CANARY);
         }
         int srcOff = r.nextInt(64);
-        long remote = t.mr.iova() + off;
+        long remote = t.iova + off;
         long cmp = r.nextBoolean() ? t.whole.getLong(Math.max(PAD, Math.min(PAD + off, PAD + t.size - 8))) : r.nextLong();
         long swapOrAdd = r.nextLong();
         SendWr wr = switch (op) {
