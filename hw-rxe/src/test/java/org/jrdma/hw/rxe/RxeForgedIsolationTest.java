@@ -38,8 +38,9 @@ import io.netty.buffer.Unpooled;
  * PSN, a valid rkey, the right Q_Key), is dropped in {@code rxe_rcv} ({@code check_type_state}) and counted in
  * rcvd_dropped, and nothing is delivered, written or sent. UD keys and lengths: datagrams with random P_Keys,
  * Q_Keys and lengths against receives of random sizes are dropped and counted in the port's bad_pkey_cntr /
- * qkey_viol_cntr ({@code check_keys}), complete LOC_LEN_ERR when they do not fit after the 40-byte GRH room
- * ({@code check_length}, class D: the QP stays in RTS), or land byte-exact; never a byte past the receive.
+ * qkey_viol_cntr ({@code check_keys}), complete LOC_LEN_ERR when they do not fit after the 40-byte GRH room (the
+ * QP stays in RTS; Linux drops them and leaves the receive posted, see NOTES), or land byte-exact; never a byte past
+ * the receive.
  */
 class RxeForgedIsolationTest {
     static final int PEER_QPN = 0x11;

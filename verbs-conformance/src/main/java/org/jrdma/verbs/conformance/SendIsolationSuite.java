@@ -21,12 +21,13 @@ import org.junit.jupiter.api.Test;
 /**
  * SEND isolation as a property (issue 17): random message lengths (0 to twice the posted receive), gathered from
  * random SGE lists, into receives with random SGE lists and canary bytes between the SGEs. A message that fits lands
- * byte-exact and nothing else changes; one that does not fit completes as Linux rxe's {@code check_length} /
- * {@code RESPST_ERR_LENGTH} makes it: on RC the sender REM_INV_REQ_ERR and the receive LOC_LEN_ERR (class C, both
- * QPs to ERR); on UD (class D, no SRQ) the receive LOC_LEN_ERR, the sender SUCCESS, the QP stays in RTS. Either way
- * no byte outside the SGEs changes. UC as UD (class D): LOC_LEN_ERR at the receiver, SUCCESS at the sender, both QPs
- * stay in RTS and the next message lands whole. (Linux after 6.1 drops a too-long UC/UD message without completing
- * the receive (class D {@code drop_msg}); jrdma keeps 6.1's LOC_LEN_ERR, see hw-rxe NOTES.) The seed is printed with a failure ({@code -Djrdma.isolation.seed=N}).
+ * byte-exact and nothing else changes. One that does not fit: on RC the sender REM_INV_REQ_ERR and the receive
+ * LOC_LEN_ERR (class C, both QPs to ERR); on UC and UD the receive LOC_LEN_ERR, the sender SUCCESS, the QPs stay in
+ * RTS and the next message lands whole. Either way no byte outside the SGEs changes (a failed message may have filled
+ * a prefix of them). Linux rxe ({@code rxe_resp.c}, RESPST_ERR_LENGTH) differs in the receive's status: an RC receive
+ * completes REM_INV_REQ_ERR (the class C status), a UC/UD message without SRQ is dropped with the receive left
+ * posted (class D, {@code drop_msg}); jrdma completes the receive LOC_LEN_ERR in all three (the IBTA's local length
+ * error), as hw-rxe's NOTES record. The seed is printed with a failure ({@code -Djrdma.isolation.seed=N}).
  */
 public abstract class SendIsolationSuite extends VerbsSuite {
     static final int GRH = 40;
