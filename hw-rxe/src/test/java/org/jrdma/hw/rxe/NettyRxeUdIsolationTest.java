@@ -9,4 +9,9 @@ class NettyRxeUdIsolationTest extends UdIsolationSuite {
     protected VerbsTestBed newTestBed() {
         return new NettyRxeTestBed();
     }
+
+    @Override
+    protected boolean countsQkeyViolations() {
+        return true;
+    }
 }

@@ -12,6 +12,7 @@ import java.util.Set;
 
 import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.CompletionQueue;
+import org.jrdma.ib.core.Errno;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpAttr;
@@ -78,7 +79,8 @@ public abstract class DestructionSuite extends VerbsSuite {
                 fail("generation " + g + " of seed " + seed + " (-Djrdma.isolation.seed=" + seed + "): "
                         + e.getMessage(), e);
             }
-            // the teardown ib_dealloc_pd requires: nothing may use the PD any more
+            // the teardown ib_dealloc_pd requires: nothing may use the PD any more (EBUSY until then)
+            assertVerbsFails(Errno.EBUSY, pdB::dealloc);
             live.mr.dereg();
             p.b.qp.destroy();
             p.a.qp.destroy();

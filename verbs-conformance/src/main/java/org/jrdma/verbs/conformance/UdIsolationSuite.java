@@ -35,6 +35,11 @@ public abstract class UdIsolationSuite extends VerbsSuite {
         return 300;
     }
 
+    /** Whether the driver counts Q_Key violations in the port's qkey_viol_cntr (rxe's {@code check_keys} does). */
+    protected boolean countsQkeyViolations() {
+        return false;
+    }
+
     @Test
     void onlyDatagramsWithTheRightQkeyArrive() {
         long seed = SendIsolationSuite.seed();
@@ -45,6 +50,7 @@ public abstract class UdIsolationSuite extends VerbsSuite {
         for (int i = 0; i < RECVS; i++) {
             p.b.qp.postRecv(new RecvWr().wrId(i).sgList(dst.sge(i * SLOT, SLOT)));
         }
+        int viol0 = p.b.dev.queryPort(p.b.port).qkeyViolCntr();
         long wrId = 0;
         int right = 0;
         int wrong = 0;
@@ -82,6 +88,9 @@ public abstract class UdIsolationSuite extends VerbsSuite {
         }
         expectNone(p.b.rcq, 20);
         assertState(p.b.qp, QpState.RTS);
+        int viol = p.b.dev.queryPort(p.b.port).qkeyViolCntr() - viol0;
+        assertEquals(countsQkeyViolations() ? Math.min(wrong, 0xffff - viol0) : 0, viol,
+                "qkey_viol_cntr of the receiving port (seed " + seed + ")");
         if (right < rounds() / 4 || wrong < rounds()) {
             fail(right + " right and " + wrong + " wrong Q_Keys (seed " + seed + ")");
         }
