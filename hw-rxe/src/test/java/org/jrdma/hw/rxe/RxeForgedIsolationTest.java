@@ -214,9 +214,10 @@ class RxeForgedIsolationTest {
         boolean pkeyOk = (pkey & 0x7fff) == 0x7fff;
         boolean qkeyOk = qkey == QKEY;
         assertEquals(badPkey + (pkeyOk ? 0 : 1), bed.dev.queryPort(1).badPkeyCntr(), what + ": bad_pkey_cntr");
-        assertEquals(badQkey + (pkeyOk && !qkeyOk ? 0 + 1 : 0), bed.dev.queryPort(1).qkeyViolCntr(),
+        assertEquals(badQkey + (pkeyOk && !qkeyOk ? 1 : 0), bed.dev.queryPort(1).qkeyViolCntr(),
                 what + ": qkey_viol_cntr");
-        assertEquals(dropped + (pkeyOk && qkeyOk ? 0 : 1), bed.counter(RxeCounter.RCVD_DROPPED), what + ": rcvd_dropped");
+        assertEquals(dropped + (pkeyOk && qkeyOk ? 0 : 1), bed.counter(RxeCounter.RCVD_DROPPED),
+                what + ": rcvd_dropped");
         if (!pkeyOk || !qkeyOk) {
             return pkeyOk ? 1 : 0;
         }

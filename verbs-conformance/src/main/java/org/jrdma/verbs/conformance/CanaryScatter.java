@@ -38,7 +38,7 @@ final class CanaryScatter {
         return maxTotal + (maxSge + 1) * MAX_GAP;
     }
 
-    /** A random list of 0..maxSge SGEs (one in ten empty lists) totalling at most {@code maxTotal}; fills the buffer. */
+    /** A random list of 0..maxSge SGEs (one in ten lists empty) of at most {@code maxTotal} bytes; fills the buffer. */
     static CanaryScatter random(Buf buf, Random r, int maxSge, int maxTotal) {
         int n = r.nextInt(10) == 0 ? 0 : 1 + r.nextInt(maxSge);
         int total = n == 0 ? 0 : r.nextInt(maxTotal + 1);
@@ -92,7 +92,8 @@ final class CanaryScatter {
             boolean inSge = sge < off.length && p >= off[sge];
             if (!inSge) {
                 if (b != GAP) {
-                    fail(what + ": canary byte " + p + " between SGEs is 0x" + Integer.toHexString(b & 0xff) + " " + this);
+                    fail(what + ": canary byte " + p + " between SGEs is 0x" + Integer.toHexString(b & 0xff) + " "
+                            + this);
                 }
                 continue;
             }

@@ -8,11 +8,16 @@ import java.util.List;
 import java.util.Random;
 
 import org.jrdma.ib.core.Access;
+import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpAttr;
 import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.QpType;
+import org.jrdma.ib.core.RecvWr;
+import org.jrdma.ib.core.SharedReceiveQueue;
 import org.jrdma.ib.core.SendWr;
 import org.jrdma.ib.core.Sge;
+import org.jrdma.ib.core.SrqAttr;
+import org.jrdma.ib.core.SrqInitAttr;
 import org.jrdma.ib.core.WcOpcode;
 import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.core.WorkCompletion;
@@ -27,7 +32,8 @@ import org.junit.jupiter.api.Test;
  * a prefix of them). Linux rxe ({@code rxe_resp.c}, RESPST_ERR_LENGTH) differs in the receive's status: an RC receive
  * completes REM_INV_REQ_ERR (the class C status), a UC/UD message without SRQ is dropped with the receive left
  * posted (class D, {@code drop_msg}); jrdma completes the receive LOC_LEN_ERR in all three (the IBTA's local length
- * error), as hw-rxe's NOTES record. The seed is printed with a failure ({@code -Djrdma.isolation.seed=N}).
+ * error), as hw-rxe's NOTES record. With an SRQ: RC the same, UC and UD REM_INV_REQ_ERR (rxe's class E). The seed
+ * is printed with a failure ({@code -Djrdma.isolation.seed=N}).
  */
 public abstract class SendIsolationSuite extends VerbsSuite {
     static final int GRH = 40;
@@ -49,19 +55,53 @@ public abstract class SendIsolationSuite extends VerbsSuite {
 
     @Test
     void randomRcSendsNeverWritePastTheReceiveSges() {
-        connectedSends(QpType.RC);
+        connectedSends(QpType.RC, false);
     }
 
     /** UC: a message too long for its receive completes it LOC_LEN_ERR (class D); the sender and the QPs go on. */
     @Test
     void randomUcSendsNeverWritePastTheReceiveSges() {
-        connectedSends(QpType.UC);
+        connectedSends(QpType.UC, false);
     }
 
-    private void connectedSends(QpType type) {
+    @Test
+    void randomRcSendsIntoAnSrq() {
+        connectedSends(QpType.RC, true);
+    }
+
+    /** UC with an SRQ: a message too long completes the receive REM_INV_REQ_ERR (class E, as rxe). */
+    @Test
+    void randomUcSendsIntoAnSrq() {
+        connectedSends(QpType.UC, true);
+    }
+
+    /** A pair of {@code type} whose B side takes its receives from an SRQ when {@code srq}. */
+    private QpPair pair(QpType type, boolean srq) {
+        QpPair.Builder b = QpPair.builder(res, type).maxSge(MAX_SGE);
+        if (srq) {
+            ProtectionDomain pdB = res.pd(res.bed().b());
+            b.pds(null, pdB).srqB(res.srq(pdB, new SrqInitAttr().attr(new SrqAttr().maxWr(16).maxSge(MAX_SGE))));
+        }
+        return b.build();
+    }
+
+    /** The status of a receive a message did not fit: LOC_LEN_ERR, or on UC/UD with an SRQ REM_INV_REQ_ERR. */
+    static WcStatus tooLong(QpType type, SharedReceiveQueue srq) {
+        return srq != null && type != QpType.RC ? WcStatus.REM_INV_REQ_ERR : WcStatus.LOC_LEN_ERR;
+    }
+
+    static void postRecv(QpPair p, RecvWr wr) {
+        if (p.srqB() != null) {
+            p.srqB().postRecv(wr);
+        } else {
+            p.b.qp.postRecv(wr);
+        }
+    }
+
+    private void connectedSends(QpType type, boolean srq) {
         long seed = seed();
         Random r = new Random(seed);
-        QpPair p = QpPair.builder(res, type).maxSge(MAX_SGE).build();
+        QpPair p = pair(type, srq);
         Buf src = p.a.buf(2 * RC_MAX_RECV + 64, LW).fill(seed);
         Buf dst = p.b.buf(CanaryScatter.bufferSize(MAX_SGE, RC_MAX_RECV), LW);
         int fits = 0;
@@ -80,7 +120,7 @@ public abstract class SendIsolationSuite extends VerbsSuite {
         CanaryScatter sc = CanaryScatter.random(dst, r, MAX_SGE, RC_MAX_RECV);
         int len = r.nextInt(2 * sc.total + 2);
         int srcOff = r.nextInt(64);
-        p.b.qp.postRecv(sc.recvWr(c));
+        postRecv(p, sc.recvWr(c));
         p.a.postSend(send(c, gather(src, srcOff, len, r)));
         byte[] msg = src.get(srcOff, len);
         boolean fits = len <= sc.total;
@@ -93,7 +133,7 @@ public abstract class SendIsolationSuite extends VerbsSuite {
             assertEquals(len, recv.byteLen(), "byte_len of " + what);
         } else if (p.type == QpType.UC) {
             assertOk(sent, WcOpcode.SEND, c); // UC: the sender never hears of it
-            assertStatus(recv, WcStatus.LOC_LEN_ERR, c);
+            assertStatus(recv, tooLong(p.type, p.srqB()), c);
         } else {
             assertStatus(sent, WcStatus.REM_INV_REQ_ERR, c);
             assertStatus(recv, WcStatus.LOC_LEN_ERR, c);
@@ -114,9 +154,19 @@ public abstract class SendIsolationSuite extends VerbsSuite {
 
     @Test
     void randomUdDatagramsNeverOverflowTheReceive() {
+        udSends(false);
+    }
+
+    /** UD with an SRQ: a datagram too long completes the receive REM_INV_REQ_ERR (class E, as rxe). */
+    @Test
+    void randomUdDatagramsIntoAnSrq() {
+        udSends(true);
+    }
+
+    private void udSends(boolean srq) {
         long seed = seed();
         Random r = new Random(seed);
-        QpPair p = QpPair.builder(res, QpType.UD).maxSge(MAX_SGE).build();
+        QpPair p = pair(QpType.UD, srq);
         int mtu = p.mtu.bytes();
         Buf src = p.a.buf(mtu + 64, LW).fill(seed);
         Buf dst = p.b.buf(CanaryScatter.bufferSize(MAX_SGE, GRH + mtu + 64), LW);
@@ -136,7 +186,7 @@ public abstract class SendIsolationSuite extends VerbsSuite {
         CanaryScatter sc = CanaryScatter.random(dst, r, MAX_SGE, GRH + mtu + 64);
         int len = Math.min(mtu, r.nextInt(2 * Math.max(sc.total - GRH, 32) + 1));
         int srcOff = r.nextInt(64);
-        p.b.qp.postRecv(sc.recvWr(c));
+        postRecv(p, sc.recvWr(c));
         p.a.postSend(send(c, gather(src, srcOff, len, r)).ud(p.a.ahToPeer(), p.b.qp.qpNum(), p.qkey));
         boolean fits = GRH + len <= sc.total;
         String what = "UD SEND of " + len + " into " + sc;
@@ -148,7 +198,7 @@ public abstract class SendIsolationSuite extends VerbsSuite {
             assertEquals(GRH + len, recv.byteLen(), "byte_len of " + what);
             System.arraycopy(src.get(srcOff, len), 0, stream, GRH, len);
         } else {
-            assertStatus(recv, WcStatus.LOC_LEN_ERR, c);
+            assertStatus(recv, tooLong(QpType.UD, p.srqB()), c);
         }
         // the GRH room is the driver's to fill; after it the payload exactly, or nothing at all
         sc.check(stream, true, GRH, what);
