@@ -111,7 +111,8 @@ final class RxeResponder {
                 case ERR_INVALID_REQUEST, ERR_LENGTH -> {
                     // RC: rxe's do_complete errors the WQE in progress whatever packet broke the message
                     if (qp.haveRespWqe && (qp.type == QpType.RC || p.has(RxeMask.SEND) || state == State.ERR_LENGTH)) {
-                        completeRecvError(qp, state == State.ERR_LENGTH ? WcStatus.LOC_LEN_ERR : WcStatus.REM_INV_REQ_ERR);
+                        completeRecvError(qp, state == State.ERR_LENGTH ? RucLoopback.recvLengthError(qp)
+                                : WcStatus.REM_INV_REQ_ERR);
                     }
                     state = classC(qp, p, Aeth.NAK_INVALID_REQ);
                 }

@@ -183,6 +183,14 @@ public final class RucLoopback {
     }
 
     /**
+     * The status of a receive a message did not fit: LOC_LEN_ERR, but REM_INV_REQ_ERR on a UC or UD QP whose
+     * receives come from an SRQ (rxe_resp.c RESPST_ERR_LENGTH, class E).
+     */
+    public static WcStatus recvLengthError(RvtQp dst) {
+        return dst.srq != null && dst.type != QpType.RC ? WcStatus.REM_INV_REQ_ERR : WcStatus.LOC_LEN_ERR;
+    }
+
+    /**
      * The responder's check of SEND_WITH_INV: may the sender invalidate {@code rkey} at {@code dst}
      * (a valid fast-reg MR of its PD or a type 2 MW bound to it)?
      */
@@ -287,7 +295,7 @@ public final class RucLoopback {
             return responderError(dst, Resp.REM_OP);
         }
         if (len > room) {
-            completeRecv(dst, src, w, WcStatus.LOC_LEN_ERR, 0, false);
+            completeRecv(dst, src, w, recvLengthError(dst), 0, false);
             return datagram ? Resp.DROPPED : responderError(dst, Resp.REM_INV_REQ);
         }
         if (datagram) {

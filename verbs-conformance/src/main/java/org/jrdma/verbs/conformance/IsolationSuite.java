@@ -12,6 +12,7 @@ import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.MemoryRegion;
 import org.jrdma.ib.core.MemoryWindow;
 import org.jrdma.ib.core.MwType;
+import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpAttr;
 import org.jrdma.ib.core.QpState;
 import org.jrdma.ib.core.SendWr;
@@ -52,9 +53,17 @@ public abstract class IsolationSuite extends VerbsSuite {
         final ByteBuffer whole;
         final int size;
         final MemoryRegion mr;
+        /** The region's address and key as registered (still known after it is gone). */
+        final long iova;
+        final int rkey;
         final int rights;
 
         Target(Side s, int size, int rights, long seed) {
+            this(s.pd, size, rights, seed);
+        }
+
+        /** The region registered in {@code pd}, which need not be the PD of the QP the operations reach. */
+        Target(ProtectionDomain pd, int size, int rights, long seed) {
             this.size = size;
             this.rights = rights;
             whole = ByteBuffer.allocateDirect(size + 2 * PAD);
@@ -63,7 +72,9 @@ public abstract class IsolationSuite extends VerbsSuite {
             }
             byte[] fill = Buf.pattern(seed, size);
             whole.put(PAD, fill);
-            mr = s.pd.regMr(whole.slice(PAD, size), Access.LOCAL_WRITE | Access.MW_BIND | rights);
+            mr = pd.regMr(whole.slice(PAD, size), Access.LOCAL_WRITE | Access.MW_BIND | rights);
+            iova = mr.iova();
+            rkey = mr.rkey();
         }
 
         byte[] bytes() {
@@ -157,7 +168,7 @@ public abstract class IsolationSuite extends VerbsSuite {
     }
 
     /** One case; true if it was permitted. */
-    private boolean runCase(QpPair p, Buf src, Buf local, Target t, Grant g, int key, Random r, int c) {
+    static boolean runCase(QpPair p, Buf src, Buf local, Target t, Grant g, int key, Random r, int c) {
         WrOpcode op = OPS[r.nextInt(OPS.length)];
         boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
         boolean keyOk = key == g.key && g.hi > g.lo;
@@ -174,7 +185,7 @@ public abstract class IsolationSuite extends VerbsSuite {
             local.bb.put(i, LOCAL_CANARY);
         }
         int srcOff = r.nextInt(64);
-        long remote = t.mr.iova() + off;
+        long remote = t.iova + off;
         long cmp = r.nextBoolean() ? t.whole.getLong(Math.max(PAD, Math.min(PAD + off, PAD + t.size - 8))) : r.nextLong();
         long swapOrAdd = r.nextLong();
         SendWr wr = switch (op) {

@@ -49,6 +49,11 @@ public final class QpPair {
         b.peer = a;
     }
 
+    /** The SRQ side B takes its receives from, or null. */
+    public SharedReceiveQueue srqB() {
+        return cfg.srqB;
+    }
+
     public static Builder builder(Resources res, QpType type) {
         return new Builder(res, type);
     }
