@@ -518,11 +518,13 @@ if base:
               "flight) while one thread sends forged RoCEv2 packets with valid ICRCs to b's port 4791 as fast as one "
               "UDP socket goes: SEND ONLY to unknown QPNs, 2 GiB RDMA READ requests to the live QP spoofed from its "
               "peer's address with PSNs behind the responder's (duplicates), UD datagrams to a UD QP with no receive "
-              "posted. Baseline: no flood, same run. b's counters per kind (dropped, duplicate_request, socket_drops) "
-              "account for what was sent: `flood.txt`.\n")
+              "posted, and rdma_cm CM REQs (MADs on QP1, random comm IDs and QPNs, from an address nobody answers at) to "
+              "an RDMA CM listener on b (MAD layer, IB CM and RDMA CM in the same JVM) whose handler refuses every "
+              "request. Baseline: no flood, same run. b's counters per kind (dropped, duplicate_request, "
+              "socket_drops) account for what was sent: `flood.txt`.\n")
     md.append("| flood | WRITE ops/s | GB/s | ratio to no flood |")
     md.append("|---|---:|---:|---:|")
-    for kind in ("none", "UNKNOWN_QPN", "DUPLICATE_READS", "UD_DATAGRAMS"):
+    for kind in ("none", "UNKNOWN_QPN", "DUPLICATE_READS", "UD_DATAGRAMS", "CM_REQS"):
         run = get(fl, "write", flood=kind)
         if run:
             sc, er = score(run)
