@@ -14,7 +14,8 @@ import org.jrdma.ulp.ipoib.IpoibInterfaces;
 /**
  * iproute2's {@code ip} for the IPoIB interfaces: {@code ip [-s[-s]] [-d] [-4|-6] link [show [dev] NAME]},
  * {@code ip link set [dev] NAME [up|down] [mtu N] [type ipoib mode datagram|connected]},
- * {@code ip addr [show [dev NAME]]}, {@code ip addr add|del A/PLEN dev NAME} (IPv4 or IPv6), {@code ip neigh [show [dev NAME]]}.
+ * {@code ip addr [show [dev NAME]]}, {@code ip addr add|del A/PLEN dev NAME} (IPv4 or IPv6), {@code ip neigh [show [dev NAME]]},
+ * {@code ip maddr [show [dev NAME]]} ({@link IpMaddr}).
  * Objects and commands match by prefix as iproute2's {@code matches()}; its messages and exit statuses
  * (1 for a bad device or argument, 2 for what the kernel refuses, 255 for an unknown object).
  */
@@ -49,7 +50,7 @@ final class Ip {
             }
         }
         if (i == args.length) {
-            return fail("Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\nwhere  OBJECT := { address | link | neighbour }",
+            return fail("Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\nwhere  OBJECT := { address | link | maddress | neighbour }",
                     255);
         }
         String object = args[i];
@@ -58,6 +59,8 @@ final class Ip {
             return link(rest);
         } else if (matches(object, "address")) {
             return addr(rest);
+        } else if (matches(object, "maddress")) {
+            return maddr(rest);
         } else if (matches(object, "neighbour") || matches(object, "neighbor")) {
             return neigh(rest);
         }
@@ -95,6 +98,19 @@ final class Ip {
                 out.print(IpFormat.stats(i.stats(), stats));
             }
         }
+        return 0;
+    }
+
+    private int maddr(List<String> rest) {
+        if (!rest.isEmpty() && !matches(rest.get(0), "show") && !matches(rest.get(0), "list")) {
+            return fail("Command \"" + rest.get(0) + "\" is unknown, try \"ip maddr help\".", 255);
+        }
+        Optional<String> dev = devArg(rest.isEmpty() ? rest : rest.subList(1, rest.size()));
+        List<IpoibInterface> l = select(dev);
+        if (l == null) {
+            return fail("Device \"" + dev.get() + "\" does not exist.", 1);
+        }
+        IpMaddr.show(l, family, out);
         return 0;
     }
 

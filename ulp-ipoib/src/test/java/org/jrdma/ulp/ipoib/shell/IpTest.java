@@ -51,6 +51,30 @@ class IpTest {
     static final String LL0 = "fe80::6a72:646d:0:101";
     static final String LIFE = "\n       valid_lft forever preferred_lft forever\n";
 
+    /** {@code ip maddr}: the groups an interface joined, with their IPoIB link-level addresses, as ipmaddr.c prints. */
+    @Test
+    void maddrShowsTheGroupsAndTheirLinkLevelAddresses() throws Exception {
+        IpoibInterface ib0 = client.get("ib0").orElseThrow();
+        ib0.joinGroup(InetAddress.getByName("239.1.2.3")).get(10, TimeUnit.SECONDS);
+        ToolRun r = ip("maddr", "show", "dev", "ib0");
+        assertEquals(0, r.status(), r.err());
+        String out = r.out();
+        assertTrue(out.startsWith(ib0.ifindex() + ":\tib0\n"), out);
+        // ip_ib_mc_map: 00:ff:ff:ff, then ff12:401b:PKEY:: and the group's low 28 bits
+        assertTrue(out.contains("\tlink  00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:0f:01:02:03\n"), out);
+        assertTrue(out.contains("\tinet  239.1.2.3\n"), out);
+        // the all-nodes group joined at open (ipv6_ib_mc_map: ff12:601b:PKEY: and the low 80 bits of ff02::1)
+        assertTrue(out.contains("\tlink  00:ff:ff:ff:ff:12:60:1b:ff:ff:00:00:00:00:00:00:00:00:00:01\n"), out);
+        assertTrue(out.contains("\tinet6 ff02::1\n"), out);
+        assertTrue(out.indexOf("\tlink ") < out.indexOf("\tinet ") && out.indexOf("\tinet ") < out.indexOf("\tinet6 "),
+                "link, then inet, then inet6: " + out);
+        String four = ip("-4", "maddr", "show", "dev", "ib0").out();
+        assertTrue(four.contains("\tinet  239.1.2.3\n") && !four.contains("inet6") && !four.contains("link"), four);
+        assertEquals("Device \"ib9\" does not exist.\n", ip("maddr", "show", "dev", "ib9").err());
+        assertEquals(255, ip("maddr", "flush").status());
+        assertTrue(ip("m").out().contains(":\tib1\n"), "ip m is ip maddr, as iproute2's prefix match");
+    }
+
     @Test
     void ipv6AddressesAreAddedShownByScopeAndFamilyAndRefusedWhenBad() {
         assertEquals(0, ip("addr", "add", "2001:db8::1/64", "dev", "ib0").status());
