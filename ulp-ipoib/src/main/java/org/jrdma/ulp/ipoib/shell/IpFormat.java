@@ -1,7 +1,6 @@
 package org.jrdma.ulp.ipoib.shell;
 
 import java.net.Inet6Address;
-import java.util.HexFormat;
 import java.util.Map;
 
 import org.jrdma.ulp.ipoib.IfAddress;
@@ -9,6 +8,7 @@ import org.jrdma.ulp.ipoib.IpoibInterface;
 import org.jrdma.ulp.ipoib.IpoibStats;
 import org.jrdma.ulp.ipoib.Neighbour;
 import org.jrdma.ulp.ipoib.OperState;
+import org.jrdma.ulp.ipoib.impl.HwAddr;
 
 /** iproute2's output lines for an IPoIB interface ({@code ipaddress.c}, {@code ipneigh.c}). */
 final class IpFormat {
@@ -19,7 +19,7 @@ final class IpFormat {
     }
 
     static String lladdr(byte[] a) {
-        return HexFormat.ofDelimiter(":").formatHex(a);
+        return HwAddr.format(a);
     }
 
     /** {@code 1: ib0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 2044 qdisc mq state UP mode DEFAULT group default qlen 256}. */

@@ -10,6 +10,7 @@ import java.util.Set;
 
 import org.jrdma.ulp.ipoib.IfAddress;
 import org.jrdma.ulp.ipoib.IpoibInterface;
+import org.jrdma.ulp.ipoib.impl.HwAddr;
 import org.jrdma.ulp.ipoib.impl.IpoibMgid;
 
 /**
@@ -19,9 +20,6 @@ import org.jrdma.ulp.ipoib.impl.IpoibMgid;
  * family. The broadcast group is the interface's broadcast address, not a multicast entry, as in Linux.
  */
 final class IpMaddr {
-    /** The first bytes of an IPoIB multicast hardware address: no flags, QPN 0xffffff. */
-    private static final byte[] MCAST_QPN = {0x00, (byte) 0xff, (byte) 0xff, (byte) 0xff};
-
     private IpMaddr() {
     }
 
@@ -50,11 +48,8 @@ final class IpMaddr {
         }
     }
 
-    /** The 20-byte link-level address of {@code group}'s MGID. */
+    /** The link-level address of {@code group}: no flags, the multicast QPN, the group's MGID. */
     static byte[] hwAddr(InetAddress group, int pkey) {
-        byte[] a = new byte[20];
-        System.arraycopy(MCAST_QPN, 0, a, 0, 4);
-        System.arraycopy(IpoibMgid.of(group, pkey).raw(), 0, a, 4, 16);
-        return a;
+        return new HwAddr(0, HwAddr.MULTICAST_QPN, IpoibMgid.of(group, pkey)).bytes();
     }
 }
