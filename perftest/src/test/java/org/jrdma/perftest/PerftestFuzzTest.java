@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -20,6 +19,7 @@ import org.jrdma.hw.loopback.LoopbackFabric;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.testsupport.FuzzWatch;
+import org.jrdma.testsupport.HostilePeer;
 import org.jrdma.testsupport.FuzzArgs;
 import org.junit.jupiter.api.AfterAll;
 
@@ -40,8 +40,6 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 class PerftestFuzzTest {
     private static final String[] TOOLS = {"ib_send_bw", "ib_write_bw", "ib_read_bw", "ib_send_lat"};
     private static final long WAIT_MS = 300;
-    /** How long the tool may stay silent on the socket before the fuzzer stops listening. */
-    private static final int SILENCE_MS = 500;
     private static IbCore core;
     private static LoopbackDevice lo;
     private static IbDevice dev;
@@ -69,7 +67,7 @@ class PerftestFuzzTest {
             args.addAll(List.of("-i", "1", "-p", Integer.toString(port)));
             run = Side.server(tool, core, null, args.toArray(String[]::new));
             try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-                talk(s, send);
+                HostilePeer.talk(s, send);
             }
         } else {
             try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -77,7 +75,7 @@ class PerftestFuzzTest {
                 args.addAll(List.of("-i", "2", "-p", Integer.toString(ss.getLocalPort()), "127.0.0.1"));
                 run = Side.start(tool, core, null, args.toArray(String[]::new));
                 try (Socket s = ss.accept()) {
-                    talk(s, send);
+                    HostilePeer.talk(s, send);
                 }
             }
         }
@@ -105,27 +103,6 @@ class PerftestFuzzTest {
         List<String> failed = watch.take();
         assertTrue(failed.isEmpty(), () -> "failures: " + failed + "\n" + run.tty());
         assertEquals(List.of(), dev.resources(), () -> "left on the device after " + run.tty());
-    }
-
-    /**
-     * Sends, half-closes, and reads what the tool says until it closes the socket or, having had its exchange,
-     * falls silent for {@value #SILENCE_MS} ms (it is running its traffic, or waiting for it).
-     */
-    private static void talk(Socket s, byte[] send) throws Exception {
-        s.setSoTimeout(SILENCE_MS);
-        try {
-            s.getOutputStream().write(send);
-            s.shutdownOutput();
-            InputStream in = s.getInputStream();
-            byte[] sink = new byte[4096];
-            while (in.read(sink) >= 0) {
-                // what the tool answers
-            }
-        } catch (java.net.SocketTimeoutException e) {
-            // silent: the wait below tells whether it ends by itself
-        } catch (java.net.SocketException e) {
-            // the tool closed first; its status tells the rest
-        }
     }
 
     @FuzzTest(maxDuration = "60s")

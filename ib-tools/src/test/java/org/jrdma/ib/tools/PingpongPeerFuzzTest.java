@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -17,6 +16,7 @@ import org.jrdma.hw.loopback.LoopbackFabric;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.testsupport.FuzzWatch;
+import org.jrdma.testsupport.HostilePeer;
 import org.junit.jupiter.api.AfterAll;
 
 import com.code_intelligence.jazzer.api.BugDetectors;
@@ -38,8 +38,6 @@ class PingpongPeerFuzzTest {
     private static final String[] TOOLS = {"ibv_rc_pingpong", "ibv_uc_pingpong", "ibv_ud_pingpong", "ibv_srq_pingpong"};
     /** How long a run that got a whole exchange may wait for traffic before the fuzzer's Ctrl-C. */
     private static final long WAIT_MS = 200;
-    /** How long the tool may stay silent on the socket before the fuzzer stops listening. */
-    private static final int SILENCE_MS = 500;
     private static IbCore core;
     private static LoopbackDevice lo;
     private static IbDevice dev;
@@ -103,7 +101,7 @@ class PingpongPeerFuzzTest {
         a.addAll(List.of("-i", "1", "-p", Integer.toString(port)));
         Side run = Side.server(tool, core, a.toArray(String[]::new));
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-            talk(s, send);
+            HostilePeer.talk(s, send);
         }
         return run;
     }
@@ -119,30 +117,9 @@ class PingpongPeerFuzzTest {
                 // the client speaks first: its message (16 of them for srq), then waits for ours
                 s.setSoTimeout(10_000);
                 s.getInputStream().readNBytes(tool.equals("ibv_srq_pingpong") ? 16 * Dest.MSG_SIZE : Dest.MSG_SIZE);
-                talk(s, send);
+                HostilePeer.talk(s, send);
             }
             return run;
-        }
-    }
-
-    /**
-     * Sends, half-closes, and reads what the tool says until it closes the socket or, having had its exchange,
-     * falls silent for {@value #SILENCE_MS} ms (it is running its traffic, or waiting for it).
-     */
-    private static void talk(Socket s, byte[] send) throws Exception {
-        s.setSoTimeout(SILENCE_MS);
-        try {
-            s.getOutputStream().write(send);
-            s.shutdownOutput();
-            InputStream in = s.getInputStream();
-            byte[] sink = new byte[4096];
-            while (in.read(sink) >= 0) {
-                // what the tool answers
-            }
-        } catch (java.net.SocketTimeoutException e) {
-            // silent: the wait below tells whether it ends by itself
-        } catch (java.net.SocketException e) {
-            // the tool closed first; its status tells the rest
         }
     }
 
