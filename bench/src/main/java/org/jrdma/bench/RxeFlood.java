@@ -48,6 +48,8 @@ final class RxeFlood implements AutoCloseable {
     private final Kind kind;
     private final DatagramChannel ch;
     private final InetSocketAddress to;
+    private final InetAddress from;
+    private final InetAddress dst;
     private final int srcAddr;
     private final int dstAddr;
     private final int srcPort;
@@ -72,6 +74,8 @@ final class RxeFlood implements AutoCloseable {
         ch.bind(new InetSocketAddress(from, 0));
         this.srcPort = ((InetSocketAddress) ch.getLocalAddress()).getPort();
         this.to = new InetSocketAddress(dst, RxeWire.ROCE_V2_UDP_DPORT);
+        this.from = from;
+        this.dst = dst;
         this.srcAddr = RxeDevice.v4(from);
         this.dstAddr = RxeDevice.v4(dst);
         this.qpn = qpn;
@@ -137,8 +141,7 @@ final class RxeFlood implements AutoCloseable {
     }
 
     private ByteBuffer cmReq(ThreadLocalRandom r) {
-        InetAddress src = addr(srcAddr);
-        InetAddress dst = addr(dstAddr);
+        InetAddress src = from;
         org.jrdma.ib.cm.wire.CmReq req = new org.jrdma.ib.cm.wire.CmReq().localCommId(r.nextInt())
                 .serviceId(org.jrdma.ib.cm.RdmaPortSpace.TCP.serviceId(CM_PORT)).localCaGuid(r.nextLong())
                 .localQpn(r.nextInt(1 << 24)).responderResources(1).initiatorDepth(1).remoteCmResponseTimeout(20)
@@ -155,15 +158,6 @@ final class RxeFlood implements AutoCloseable {
         Deth.encode(b, RxeOpcode.UD_SEND_ONLY.dethOffset(), org.jrdma.ib.mad.MadService.QP1_QKEY, 1);
         b.setBytes(RxeOpcode.UD_SEND_ONLY.length(), mad);
         return seal(p, null);
-    }
-
-    private static InetAddress addr(int v4) {
-        try {
-            return InetAddress.getByAddress(new byte[] {(byte) (v4 >>> 24), (byte) (v4 >>> 16), (byte) (v4 >>> 8),
-                (byte) v4});
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalArgumentException(e);
-        }
     }
 
     /** The RETH of a READ (2 GiB from the target's region), then the ICRC over the spoofed addresses. */
