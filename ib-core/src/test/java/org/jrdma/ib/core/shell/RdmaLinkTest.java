@@ -40,9 +40,14 @@ class RdmaLinkTest {
             """;
 
     /** A driver like rxe: creates Ethernet devices on request and deletes only those. */
-    final class FakeRxe implements RdmaLinkOps {
+    static final class FakeRxe implements RdmaLinkOps {
         final List<String> calls = new ArrayList<>();
         final Map<IbDevice, RegisteredDevice> created = new HashMap<>();
+        private final IbCore core;
+
+        FakeRxe(IbCore core) {
+            this.core = core;
+        }
 
         @Override
         public String type() {
@@ -172,7 +177,7 @@ class RdmaLinkTest {
     @Test
     void addDispatchesToTheDriverOfThatType() {
         addMlx(core);
-        FakeRxe rxe = new FakeRxe();
+        FakeRxe rxe = new FakeRxe(core);
         OtherType siw = new OtherType();
         List<RdmaLinkOps> ops = List.of(siw, rxe);
         rdma(core, ops, "link", "add", "rxe7", "type", "rxe", "netdev", "eth0").is(0, "", "");
@@ -186,7 +191,7 @@ class RdmaLinkTest {
 
     @Test
     void addFailures() {
-        FakeRxe rxe = new FakeRxe();
+        FakeRxe rxe = new FakeRxe(core);
         List<RdmaLinkOps> ops = List.of(rxe);
         rdma(core, ops, "link", "add", "x0", "type", "foo", "netdev", "eth0").is(1, "",
                 "error: Invalid argument\nreason: unknown link type\n");
@@ -210,7 +215,7 @@ class RdmaLinkTest {
     @Test
     void addOfATakenNameFailsAsTheKernelDoes() {
         addRxe(core);
-        List<RdmaLinkOps> ops = List.of(new FakeRxe());
+        List<RdmaLinkOps> ops = List.of(new FakeRxe(core));
         rdma(core, ops, "link", "add", "rxe0", "type", "rxe", "netdev", "eth0").is(1, "",
                 "error: File exists\nreason: device name rxe0 is already in use\n");
     }
@@ -218,7 +223,7 @@ class RdmaLinkTest {
     @Test
     void deleteAsksEachDriverUntilOneRemovesTheDevice() {
         addMlx(core);
-        FakeRxe rxe = new FakeRxe();
+        FakeRxe rxe = new FakeRxe(core);
         OtherType siw = new OtherType();
         List<RdmaLinkOps> ops = List.of(siw, rxe);
         rdma(core, ops, "link", "add", "rxe0", "type", "rxe", "netdev", "eth0").is(0, "", "");
@@ -232,7 +237,7 @@ class RdmaLinkTest {
     @Test
     void deleteFailures() {
         addMlx(core);
-        List<RdmaLinkOps> ops = List.of(new FakeRxe());
+        List<RdmaLinkOps> ops = List.of(new FakeRxe(core));
         rdma(core, ops, "link", "delete", "mlx0").is(1, "", "error: Invalid argument\nreason: not a link device\n");
         rdma(core, ops, "link", "delete").is(1, "", "Please provide device name.\n");
         rdma(core, ops, "link", "delete", "foo").is(1, "", "Wrong device name - foo\n");
