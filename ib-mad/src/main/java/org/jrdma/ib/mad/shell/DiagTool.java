@@ -8,6 +8,7 @@ import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.LinkLayer;
 import org.jrdma.ib.core.PortState;
+import org.jrdma.ib.core.cli.CNum;
 
 /**
  * What the infiniband-diags tools share ({@code ibdiag_common.c}, libibumad's port choice): the
@@ -44,6 +45,26 @@ abstract class DiagTool {
                 return a.smLid();
             }
         }
+    }
+
+    /** {@code ibdiag_common.c}'s {@code -P}: {@code strtoul(optarg, NULL, 0)} into an int (junk is 0, the default port). */
+    static int caPort(String optarg) {
+        return (int) CNum.strtoul(optarg);
+    }
+
+    /**
+     * {@code ibdiag_common.c}'s {@code -t}: the whole word a number in 1..INT_MAX ({@code strtol}, base by prefix),
+     * else null: the caller then ends with {@link #invalidTimeout}.
+     */
+    static Integer timeout(String optarg) {
+        Long v = CNum.strtolWhole(optarg);
+        return v == null || v <= 0 || v > Integer.MAX_VALUE ? null : v.intValue();
+    }
+
+    /** The {@code IBEXIT} of a {@code -t} that {@link #timeout} refused. */
+    int invalidTimeout(PrintStream out, String optarg) {
+        return ibexit(out, String.format("Invalid timeout \"%s\".  Timeout requires a positive integer value < %d.",
+                optarg, Integer.MAX_VALUE));
     }
 
     static long pid() {

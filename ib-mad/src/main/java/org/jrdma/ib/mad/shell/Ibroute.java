@@ -7,6 +7,7 @@ import java.util.List;
 import org.jrdma.ib.core.IbCore;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.VerbsException;
+import org.jrdma.ib.core.cli.CNum;
 import org.jrdma.ib.core.cli.Getopt;
 import org.jrdma.ib.mad.Mad;
 import org.jrdma.ib.mad.MadService;
@@ -55,8 +56,14 @@ final class Ibroute extends DiagTool {
         for (int c; (c = g.next()) != -1; ) {
             switch (c) {
                 case 'C' -> ca = g.optarg;
-                case 'P' -> caPort = Integer.decode(g.optarg);
-                case 't' -> timeout = Integer.decode(g.optarg);
+                case 'P' -> caPort = caPort(g.optarg);
+                case 't' -> {
+                    Integer t = timeout(g.optarg);
+                    if (t == null) {
+                        return invalidTimeout(out, g.optarg);
+                    }
+                    timeout = t;
+                }
                 case 'M' -> multicast = true;
                 case 'n' -> brief = true;
                 case 'a' -> all = true;
@@ -80,8 +87,8 @@ final class Ibroute extends DiagTool {
         if (dest < 0) {
             return ibexit(out, "can't resolve destination port " + ops.get(0));
         }
-        int start = ops.size() > 1 ? (int) Long.decode(ops.get(1)).longValue() : 0;
-        int end = ops.size() > 2 ? (int) Long.decode(ops.get(2)).longValue() : 0;
+        int start = ops.size() > 1 ? (int) CNum.strtoul(ops.get(1)) : 0; // ibroute.c: strtoul(argv[1], NULL, 0)
+        int end = ops.size() > 2 ? (int) CNum.strtoul(ops.get(2)) : 0;
         String portid = dr ? "DR path slid 65535; dlid 65535; " + ops.get(0) : "Lid " + dest;
         try (SmpQuery smp = new SmpQuery(mad, dev, port, timeout)) {
             Object sw = checkSwitch(smp, dr, dest);

@@ -53,6 +53,9 @@ final class Saquery extends DiagTool {
         if (o == null) {
             return usage();
         }
+        if (o.badTimeout != null) {
+            return invalidTimeout(out, o.badTimeout);
+        }
         timeout = o.timeout;
         if (!bind(o)) {
             return ibpanic("main", "Failed to bind to the SA");

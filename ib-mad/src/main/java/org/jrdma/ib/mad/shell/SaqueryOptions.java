@@ -7,6 +7,8 @@ import java.util.Locale;
 import java.util.function.BiConsumer;
 
 import org.jrdma.ib.core.Gid;
+import org.jrdma.ib.core.VerbsException;
+import org.jrdma.ib.core.cli.CNum;
 import org.jrdma.ib.core.cli.Getopt;
 import org.jrdma.ib.mad.sa.MCMemberRecord;
 import org.jrdma.ib.mad.sa.NodeRecord;
@@ -25,6 +27,8 @@ final class SaqueryOptions {
     String ca;
     int caPort;
     int timeout = 1000;
+    /** The {@code -t} value that was refused (then {@link #parse} returned null), or null. */
+    String badTimeout;
     int slid;
     int dlid;
     int mlid;
@@ -44,15 +48,15 @@ final class SaqueryOptions {
             o.queryType = PathRecord.ATTR_ID;
         }),
         SGID_TO_DGID("sgid-to-dgid", 2, true, SaqueryOptions::sgidToDgid),
-        SLID("slid", 5, true, (o, a) -> o.slid = Integer.decode(a) & 0xffff),
-        DLID("dlid", 6, true, (o, a) -> o.dlid = Integer.decode(a) & 0xffff),
-        MLID("mlid", 7, true, (o, a) -> o.mlid = Integer.decode(a) & 0xffff),
+        SLID("slid", 5, true, (o, a) -> o.slid = (int) CNum.strtoul(a) & 0xffff),
+        DLID("dlid", 6, true, (o, a) -> o.dlid = (int) CNum.strtoul(a) & 0xffff),
+        MLID("mlid", 7, true, (o, a) -> o.mlid = (int) CNum.strtoul(a) & 0xffff),
         SGID("sgid", 14, true, (o, a) -> o.sgid = Gid.parse(a)),
         DGID("dgid", 15, true, (o, a) -> o.dgid = Gid.parse(a)),
         MGID("mgid", 17, true, (o, a) -> o.mgid = Gid.parse(a)),
         CA("Ca", 'C', true, (o, a) -> o.ca = a),
-        PORT("Port", 'P', true, (o, a) -> o.caPort = Integer.decode(a)),
-        TIMEOUT("timeout", 't', true, (o, a) -> o.timeout = Integer.decode(a)),
+        PORT("Port", 'P', true, (o, a) -> o.caPort = DiagTool.caPort(a)),
+        TIMEOUT("timeout", 't', true, SaqueryOptions::timeout),
         PATH(null, 'p', false, (o, a) -> o.queryType = PathRecord.ATTR_ID),
         NODE(null, 'N', false, (o, a) -> o.command = 'N'),
         MEMBERS(null, 'm', false, (o, a) -> o.command = 'm'),
@@ -88,6 +92,16 @@ final class SaqueryOptions {
                     o.val))
             .toArray(Getopt.LongOption[]::new);
 
+    /** {@code -t}: a bad value ends option processing, as ibdiag_common's IBEXIT does (the caller reports it). */
+    private static void timeout(SaqueryOptions o, String a) {
+        Integer t = DiagTool.timeout(a);
+        if (t == null) {
+            o.badTimeout = a;
+            throw new IllegalArgumentException("-t " + a);
+        }
+        o.timeout = t;
+    }
+
     private static void sgidToDgid(SaqueryOptions o, String a) {
         String[] sd = a.split("-", 2);
         if (sd.length < 2) {
@@ -100,7 +114,8 @@ final class SaqueryOptions {
 
     /**
      * The options of {@code args}, the query name taken from the operands; null for a usage error (an
-     * unknown option, a missing or malformed argument), which getopt has reported.
+     * unknown option, a missing or malformed argument), which getopt has reported; with {@link #badTimeout}
+     * set when a {@code -t} was refused (the options after it not read).
      */
     static SaqueryOptions parse(String prog, String[] args, StringBuilder stderr) {
         SaqueryOptions o = new SaqueryOptions();
@@ -113,8 +128,8 @@ final class SaqueryOptions {
                 }
                 opt.set.accept(o, g.optarg);
             }
-        } catch (IllegalArgumentException e) {
-            return null;
+        } catch (IllegalArgumentException | VerbsException e) { // VerbsException: Gid.parse (inet_pton failed: usage)
+            return o.badTimeout != null ? o : null;
         }
         o.operands = new ArrayList<>(g.operands());
         if (o.queryType == 0 && o.command == 'Q') {

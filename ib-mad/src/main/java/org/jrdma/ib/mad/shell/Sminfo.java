@@ -37,8 +37,14 @@ final class Sminfo extends DiagTool {
         for (int c; (c = g.next()) != -1; ) {
             switch (c) {
                 case 'C' -> ca = g.optarg;
-                case 'P' -> caPort = Integer.decode(g.optarg);
-                case 't' -> timeout = Integer.decode(g.optarg);
+                case 'P' -> caPort = caPort(g.optarg);
+                case 't' -> {
+                    Integer t = timeout(g.optarg);
+                    if (t == null) {
+                        return invalidTimeout(out, g.optarg);
+                    }
+                    timeout = t;
+                }
                 default -> {
                     stderr.append("Usage: sminfo [options] <sm_lid|sm_dr_path> [modifier]\n");
                     return 255;

@@ -226,6 +226,26 @@ class DiagToolsTest {
         return new IbDevice[] {creator, other};
     }
 
+    /**
+     * The common options as ibdiag_common.c takes them (DiagArgsFuzzTest found NumberFormatException escaping):
+     * -P is strtoul (junk is port 0, the default), -t a whole number in 1..INT_MAX or IBEXIT.
+     */
+    @Test
+    void commonOptionsAsIbdiagCommonParsesThem() throws Exception {
+        fabric(1, 1);
+        String bad = "sminfo: iberror: failed: Invalid timeout \"%s\".  Timeout requires a positive integer value < "
+                + "2147483647.\n";
+        for (String t : new String[] {"abc", "0", "-5", "12x", "4294967296"}) {
+            assertEquals(String.format(bad, t), run(new Sminfo(core, mad), 255, "-t", t));
+            assertEquals(String.format(bad.replace("sminfo", "ibroute"), t), run(new Ibroute(core, mad), 255, "-t", t, "1"));
+            assertEquals(String.format(bad.replace("sminfo", "saquery"), t), run(new Saquery(core, sa), 255, "-t", t));
+        }
+        assertTrue(run(new Sminfo(core, mad), 0, "-P", "abc", "-t", "0x1f4").startsWith("sminfo: sm lid 1 "));
+        assertTrue(run(new Saquery(core, sa), 0, "-P", "junk", "--slid", "x").contains("NodeRecord dump:"));
+        assertEquals("ibroute: iberror: failed: Failed to open 'null' port '7'\n", run(new Ibroute(core, mad), 255,
+                "-P", "7x", "1", "zz"));
+    }
+
     /** The node description the SA has for {@code d} (rdma-ndd's "%h %d"). */
     String name(IbDevice d) throws Exception {
         for (org.jrdma.ib.mad.sa.NodeRecord n : sa.nodeRecords(d, 1, null, 0, 5000).get(10,
