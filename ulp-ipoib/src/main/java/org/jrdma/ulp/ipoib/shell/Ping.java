@@ -58,9 +58,9 @@ final class Ping {
                     case '6' -> family = 6;
                     case 'q' -> quiet = true;
                     case 'c' -> count = Long.parseLong(g.optarg);
-                    case 'i' -> interval = Double.parseDouble(g.optarg);
+                    case 'i' -> interval = seconds(g.optarg, "bad timing interval", 0);
                     case 's' -> size = Integer.parseInt(g.optarg);
-                    case 'W' -> linger = Double.parseDouble(g.optarg);
+                    case 'W' -> linger = seconds(g.optarg, "bad linger time", 0.001);
                     case 'I' -> iface = g.optarg;
                     default -> {
                         return 2;
@@ -69,6 +69,8 @@ final class Ping {
             }
         } catch (NumberFormatException e) {
             return fail("ping: invalid argument: '" + e.getMessage().replaceFirst(".*\"(.*)\"", "$1") + "'");
+        } catch (IllegalArgumentException e) {
+            return fail(e.getMessage());
         }
         if (g.operands().size() != 1) {
             return fail("ping: usage error: Destination address required");
@@ -77,6 +79,23 @@ final class Ping {
             return fail("ping: invalid argument: out of range");
         }
         return run(g.operands().get(0));
+    }
+
+    /**
+     * iputils' {@code ping_strtod} and its range check: a finite number of seconds in [{@code min}, INT_MAX / 1000],
+     * else {@code ping: WHAT: ARG} (so NaN or Infinity never reach the send loop, where they made a flood).
+     */
+    private static double seconds(String arg, String what, double min) {
+        double v;
+        try {
+            v = Double.parseDouble(arg);
+        } catch (NumberFormatException e) {
+            v = Double.NaN;
+        }
+        if (!Double.isFinite(v) || v < min || v > Integer.MAX_VALUE / 1000 || arg.matches(".*[fFdD]\\s*")) {
+            throw new IllegalArgumentException("ping: " + what + ": " + arg);
+        }
+        return v;
     }
 
     private int fail(String msg) {

@@ -23,6 +23,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  * (ignored), then the arguments separated by NUL. Per input: a status, with words on stderr or stdout when it
  * is not 0; nothing thrown, nothing logged at WARNING with an exception, no thread dies. After each input the
  * interfaces are put back (addresses the input added deleted, both up) so inputs do not pile state up.
+ * {@link #ping}: ping's and cm's argument vectors (see there).
  */
 class IpArgsFuzzTest {
     private static ManagedIbFabric ib;
@@ -41,6 +42,40 @@ class IpArgsFuzzTest {
         if (r.status() != 0) {
             assertFalse(r.out().isEmpty() && r.err().isEmpty(), () -> "status " + r.status() + " and not a word: "
                     + String.join(" ", args));
+        }
+        List<String> failed = watch.take();
+        assertTrue(failed.isEmpty(), () -> "failures: " + failed);
+        restore();
+    }
+
+    /**
+     * {@code ping} (iputils' options: -c, -i, -W, -s, -I, -4/-6, the destination) from ib0 (10.0.0.1) to ib1
+     * (10.0.0.2), or, for an odd control byte, {@code cm [DEV]}. A ping still running after 300 ms gets Ctrl-C (an
+     * interrupt) and must end within 5 s; a status other than 0 says something; nothing thrown, no thread died.
+     */
+    @FuzzTest(maxDuration = "60s")
+    void ping(byte[] data) throws Exception {
+        if (ib == null) {
+            watch = new FuzzWatch();
+            ib = new ManagedIbFabric();
+            client = ToolRun.twoInterfacesUp(ib);
+        }
+        ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
+        ip("addr", "add", "10.0.0.2/24", "dev", "ib1");
+        String[] args = FuzzArgs.split(data, 16);
+        boolean cm = (FuzzArgs.control(data) & 1) != 0;
+        ToolRun[] r = new ToolRun[1];
+        Thread t = new Thread(() -> r[0] = ToolRun.of((out, err) -> cm ? CmView.main(client, args, out, err)
+                : new Ping(client, out, err).main(args)), "fuzz ping");
+        t.start();
+        t.join(300);
+        t.interrupt();
+        t.join(5000);
+        assertFalse(t.isAlive(), () -> "still running 5 s after Ctrl-C: " + String.join(" ", args));
+        assertTrue(r[0] != null, "no status (the run threw)");
+        if (r[0].status() != 0) {
+            assertFalse(r[0].out().isEmpty() && r[0].err().isEmpty(), () -> "status " + r[0].status()
+                    + " and not a word: " + String.join(" ", args));
         }
         List<String> failed = watch.take();
         assertTrue(failed.isEmpty(), () -> "failures: " + failed);

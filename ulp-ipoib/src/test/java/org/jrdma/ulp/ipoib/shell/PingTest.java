@@ -100,6 +100,22 @@ class PingTest {
         assertEquals("ping: connect: Network is unreachable\n", ping("192.168.0.1").err());
     }
 
+    /** Intervals and linger times as iputils' ping_strtod takes them: NaN and Infinity made a flood of echoes. */
+    @Test
+    void nonFiniteOrGarbageTimesAreRefused() {
+        for (String i : new String[] {"NaN", "Infinity", "-Infinity", "1e300", "1d", "x", ""}) {
+            ToolRun r = ping("-c", "1", "-i", i, "10.0.0.2");
+            assertEquals(2, r.status(), i);
+            assertEquals("ping: bad timing interval: " + i + "\n", r.err());
+            r = ping("-c", "1", "-W", i, "10.0.0.2");
+            assertEquals(2, r.status(), i);
+            assertEquals("ping: bad linger time: " + i + "\n", r.err());
+        }
+        assertEquals("ping: bad linger time: 0\n", ping("-c", "1", "-W", "0", "10.0.0.2").err());
+        ToolRun r = ping("-c", "1", "-i", "0x1p-4", "-W", "0.5", "10.0.0.2"); // hex floats, as strtod takes them
+        assertEquals(0, r.status(), r.err());
+    }
+
     /**
      * An interrupt (Ctrl-C, or the command's bundle stopping) ends ping with the statistics. They reach an output
      * that is an interruptible channel (Gogo's pipes are): the flag is set again only after the summary is written.
