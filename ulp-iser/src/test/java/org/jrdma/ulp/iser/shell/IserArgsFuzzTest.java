@@ -1,6 +1,7 @@
 package org.jrdma.ulp.iser.shell;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -78,6 +79,32 @@ class IserArgsFuzzTest {
         int status = new Iscsiadm(UNREACHABLE, new PrintStream(out, true, StandardCharsets.UTF_8), err).main(args);
         assertFalse(status != 0 && out.size() == 0 && err.length() == 0, () -> "status " + status
                 + " and not a word: " + String.join(" ", args));
+    }
+
+    /**
+     * {@code iser_io} (even control byte) against an initiator with no session, so the options, the byte counts and
+     * the pattern are parsed and the run ends at "no session"; or {@code sleep} (odd), interrupted (Ctrl-C) after
+     * 20 ms if it still sleeps, which must end it (130) within a second. Per input: a status, words with every
+     * status but 0 and 130, nothing thrown.
+     */
+    @FuzzTest(maxDuration = "60s")
+    void ioAndSleep(byte[] data) throws Exception {
+        String[] args = FuzzArgs.split(data, 12);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StringBuilder err = new StringBuilder();
+        int[] status = {-1};
+        boolean sleep = (FuzzArgs.control(data) & 1) != 0;
+        Thread t = new Thread(() -> status[0] = sleep ? SleepCommand.sleep(args, err)
+                : new IserIo(UNREACHABLE, new PrintStream(out, true, StandardCharsets.UTF_8), err).main(args));
+        t.start();
+        t.join(20);
+        t.interrupt();
+        t.join(1000);
+        assertFalse(t.isAlive(), () -> "still running 1 s after Ctrl-C: " + String.join(" ", args));
+        assertTrue(status[0] >= 0 && status[0] <= 255, () -> "status " + status[0] + " (the run threw?)");
+        // 130: ended by the Ctrl-C, silent as a process killed by SIGINT
+        assertFalse(status[0] != 0 && status[0] != 130 && out.size() == 0 && err.length() == 0, () -> "status "
+                + status[0] + " and not a word: " + String.join(" ", args));
     }
 
     /**
