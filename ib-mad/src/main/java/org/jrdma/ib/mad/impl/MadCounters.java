@@ -39,6 +39,8 @@ final class MadCounters {
     /** SA requests answered, and those answered with an error status. */
     static final String SA_REQUESTS = "sa_requests";
     static final String SA_ERRORS = "sa_errors";
+    /** GetTables answered BUSY: the requester (or all together) at the SA's bound of outstanding RMPP answers. */
+    static final String SA_BUSY = "sa_busy";
     /** RMPP: segments sent and received, transfers reassembled, and aborted ones. */
     static final String RMPP_SEGS_SENT = "rmpp_segs_sent";
     static final String RMPP_SEGS_RCVD = "rmpp_segs_rcvd";
@@ -52,7 +54,7 @@ final class MadCounters {
     MadCounters() {
         for (String n : new String[] {SENT, RCVD, RETRIES, TIMEOUTS, SEND_ERRORS, RECV_ERRORS, DROPPED_MALFORMED,
                 DROPPED_UNCLAIMED, DROPPED_UNMATCHED_RESP, UNSUPPORTED_REPLIES, SEND_QUEUED, DROPPED_SMI, SMA_REQUESTS,
-                SMA_ERRORS, SA_REQUESTS, SA_ERRORS, RMPP_SEGS_SENT, RMPP_SEGS_RCVD, RMPP_REASSEMBLED, RMPP_ABORTS,
+                SMA_ERRORS, SA_REQUESTS, SA_ERRORS, SA_BUSY, RMPP_SEGS_SENT, RMPP_SEGS_RCVD, RMPP_REASSEMBLED, RMPP_ABORTS,
                 RMPP_CTL_CONSUMED}) {
             c.put(n, new AtomicLong());
         }

@@ -96,9 +96,35 @@ public final class SaClientImpl implements SaClient, AutoCloseable {
         }
     };
 
-    /** {@code send_mad}: the request to the SM LID; the future gets the answer (status 0) or fails. */
+    /**
+     * {@code send_mad}: the request to the SM LID; the future gets the answer (status 0) or fails. An answer with
+     * MAD status BUSY (an SA at its bound of outstanding answers) is asked again after a pause that doubles
+     * ({@link #BUSY_BACKOFF_MS}), up to {@link #BUSY_RETRIES} times; then the BUSY fails the query.
+     */
     CompletableFuture<Mad> send(IbDevice device, int port, int method, int attrId, long attrMod, long compMask,
             byte[] record, int timeoutMs) {
+        return sendUntilNotBusy(device, port, method, attrId, attrMod, compMask, record, timeoutMs, 0);
+    }
+
+    static final int BUSY_RETRIES = 6;
+    static final long BUSY_BACKOFF_MS = 25;
+
+    private CompletableFuture<Mad> sendUntilNotBusy(IbDevice device, int port, int method, int attrId, long attrMod,
+            long compMask, byte[] record, int timeoutMs, int busy) {
+        return sendOnce(device, port, method, attrId, attrMod, compMask, record, timeoutMs).exceptionallyCompose(e -> {
+            Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (busy < BUSY_RETRIES && c instanceof SaException se && se.madStatus() == Mad.STATUS_BUSY) {
+                java.util.concurrent.Executor later = CompletableFuture.delayedExecutor(BUSY_BACKOFF_MS << busy,
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                return CompletableFuture.runAsync(() -> { }, later).thenCompose(x -> sendUntilNotBusy(device, port,
+                        method, attrId, attrMod, compMask, record, timeoutMs, busy + 1));
+            }
+            return CompletableFuture.failedFuture(c);
+        });
+    }
+
+    private CompletableFuture<Mad> sendOnce(IbDevice device, int port, int method, int attrId, long attrMod,
+            long compMask, byte[] record, int timeoutMs) {
         CompletableFuture<Mad> f = new CompletableFuture<>();
         try {
             PortAttr pa = device.queryPort(port);

@@ -8,6 +8,7 @@ import org.jrdma.ib.core.Gid;
 import org.jrdma.ib.core.IbDevice;
 import org.jrdma.ib.core.QpType;
 import org.jrdma.ib.core.VerbsException;
+import org.jrdma.ib.core.WcStatus;
 import org.jrdma.ib.mad.Mad;
 import org.jrdma.ib.mad.MadAgent;
 import org.jrdma.ib.mad.MadHandler;
@@ -45,6 +46,18 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
     /** The MCMemberRecord side (groups, join, leave); only touched under {@code this}. */
     private final McMemberRecords mcmr;
     private MadAgent agent;
+    /**
+     * GetTable answers go by RMPP and stay until the requester ACKs them (1 s, 3 retries: 4 s if it never does).
+     * At most this many per requester (its LID and QPN) and {@link #MAX_RMPP_OUTSTANDING} in all are kept; past
+     * that a GetTable is answered with MAD status BUSY (one MAD, nothing kept; the requester retries later),
+     * counted as {@code sa_busy}. A node flooding GetTables from one QP fills only its own share.
+     */
+    static final int MAX_RMPP_PER_REQUESTER = 16;
+    static final int MAX_RMPP_OUTSTANDING = 1024;
+    /** Outstanding RMPP answers by requester ({@code slid << 24 | qpn}); only touched under {@code rmppLock}. */
+    private final Map<Long, Integer> rmppOutstanding = new java.util.HashMap<>();
+    private int rmppTotal;
+    private final Object rmppLock = new Object();
 
     SubnetAdministrator(SubnetManager sm, MadLayer layer, IbDevice device, int port) {
         this.sm = sm;
@@ -107,8 +120,17 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
                 ans = Answer.error(SaException.ERR_TOO_MANY_RECORDS);
             }
         }
-        if (ans.status() != 0) {
+        if (ans.status() != 0 && ans.status() != Mad.STATUS_BUSY) {
             layer.count(device, port, "sa_errors");
+        }
+        Long requester = null;
+        if (req.method() == Mad.METHOD_GET_TABLE && ans.status() == 0) {
+            requester = (long) recv.slid() << 24 | recv.srcQp();
+            if (!takeRmppShare(requester)) {
+                requester = null;
+                layer.count(device, port, "sa_busy");
+                ans = Answer.error(Mad.STATUS_BUSY);
+            }
         }
         int method = req.method() == Mad.METHOD_SET ? Mad.METHOD_GET_RESP : req.method() | Mad.METHOD_RESP;
         boolean table = req.method() == Mad.METHOD_GET_TABLE && ans.status() == 0;
@@ -129,12 +151,52 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
         MadSend send = new MadSend(resp).ah(a.ahAttrFromWc(recv)).remoteQpn(recv.srcQp())
                 .remoteQkey(MadService.QP1_QKEY).pkeyIndex(recv.pkeyIndex());
         if (table) {
-            send.rmpp(dataLen);
+            send.rmpp(dataLen).context(requester);
         }
         try {
             a.send(send);
         } catch (VerbsException e) {
             SubnetManager.LOG.log(System.Logger.Level.DEBUG, "SA could not answer " + req + ": " + e.getMessage());
+            sendDone(a, send, WcStatus.GENERAL_ERR);
+        }
+    }
+
+    /** One more RMPP answer for {@code requester}, if its share and the total allow it. */
+    private boolean takeRmppShare(long requester) {
+        synchronized (rmppLock) {
+            int mine = rmppOutstanding.getOrDefault(requester, 0);
+            if (mine >= MAX_RMPP_PER_REQUESTER || rmppTotal >= MAX_RMPP_OUTSTANDING) {
+                return false;
+            }
+            rmppOutstanding.put(requester, mine + 1);
+            rmppTotal++;
+            return true;
+        }
+    }
+
+    /** An RMPP answer ended (ACKed, timed out, aborted or flushed): its requester's share is free again. */
+    @Override
+    public void sendDone(MadAgent a, MadSend send, WcStatus status) {
+        if (!(send.context() instanceof Long requester)) {
+            return;
+        }
+        synchronized (rmppLock) {
+            Integer mine = rmppOutstanding.get(requester);
+            if (mine != null) {
+                rmppTotal--;
+                if (mine <= 1) {
+                    rmppOutstanding.remove(requester);
+                } else {
+                    rmppOutstanding.put(requester, mine - 1);
+                }
+            }
+        }
+    }
+
+    /** Outstanding RMPP answers, for tests and diagnostics. */
+    int rmppOutstanding() {
+        synchronized (rmppLock) {
+            return rmppTotal;
         }
     }
 
