@@ -65,6 +65,14 @@ public final class LoopbackDevice extends RvtDevice {
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile RegisteredDevice handle;
     private volatile boolean up;
+    /**
+     * Per port (index 1..): packets the port dropped as malformed, IBA's PortRcvErrors (sysfs
+     * {@code counters/port_rcv_errors}): today a packet for QP0 not on VL15 or one on VL15 not for QP0.
+     */
+    private final java.util.concurrent.atomic.AtomicLongArray rcvErrors;
+
+    /** The name {@link #queryHwStats} gives {@link #rcvErrors}. */
+    public static final String PORT_RCV_ERRORS = "port_rcv_errors";
 
     /** A QP with the engine's scheduling state. */
     static final class LoQp extends RvtQp {
@@ -90,6 +98,7 @@ public final class LoopbackDevice extends RvtDevice {
         this.subnetTimeouts = new int[ports + 1];
         this.capMasks = new int[ports + 1];
         this.states = new PortState[ports + 1];
+        this.rcvErrors = new java.util.concurrent.atomic.AtomicLongArray(ports + 1);
         java.util.Arrays.fill(capMasks, DEFAULT_CAP_MASK);
         java.util.Arrays.fill(subnetTimeouts, 18);
         this.loop = new RucLoopback(fabric, attr.maxSendSge());
@@ -217,6 +226,17 @@ public final class LoopbackDevice extends RvtDevice {
                 h.dispatchPortEvent(e, port);
             }
         }
+    }
+
+    /** A packet for {@code port} dropped as malformed (see {@link #rcvErrors}). */
+    void rcvError(int port) {
+        rcvErrors.incrementAndGet(port);
+    }
+
+    /** {@code rdma statistic show link DEV/PORT}: the port's receive error count. */
+    @Override
+    public java.util.Map<String, Long> queryHwStats(int port) {
+        return java.util.Map.of(PORT_RCV_ERRORS, rcvErrors.get(port));
     }
 
     /** The port's link number on the fabric (see {@link LoopbackFabric}). */
