@@ -71,6 +71,9 @@ public final class LoopbackDevice extends RvtDevice {
      */
     private final java.util.concurrent.atomic.AtomicLongArray rcvErrors;
 
+    /** Per port (index 1..): datagrams dropped for their Q_Key, {@code qkey_viol_cntr} (16 bits, saturating). */
+    private final java.util.concurrent.atomic.AtomicIntegerArray qkeyViols;
+
     /** The name {@link #queryHwStats} gives {@link #rcvErrors}. */
     public static final String PORT_RCV_ERRORS = "port_rcv_errors";
 
@@ -99,6 +102,7 @@ public final class LoopbackDevice extends RvtDevice {
         this.capMasks = new int[ports + 1];
         this.states = new PortState[ports + 1];
         this.rcvErrors = new java.util.concurrent.atomic.AtomicLongArray(ports + 1);
+        this.qkeyViols = new java.util.concurrent.atomic.AtomicIntegerArray(ports + 1);
         java.util.Arrays.fill(capMasks, DEFAULT_CAP_MASK);
         java.util.Arrays.fill(subnetTimeouts, 18);
         this.loop = new RucLoopback(fabric, attr.maxSendSge());
@@ -162,7 +166,7 @@ public final class LoopbackDevice extends RvtDevice {
                 .gidTblLen(1).pkeyTblLen(1).lid(lids[port]).smLid(smLids[port]).lmc(lmcs[port]).smSl(smSls[port])
                 .subnetTimeout(subnetTimeouts[port]).maxMsgSz(0x80000000L)
                 .maxVlNum(1).activeWidth(2).activeSpeed(32).linkLayer(LinkLayer.INFINIBAND)
-                .portCapFlags(capMasks[port]);
+                .portCapFlags(capMasks[port]).qkeyViolCntr(qkeyViols.get(port));
     }
 
     /**
@@ -231,6 +235,11 @@ public final class LoopbackDevice extends RvtDevice {
     /** A packet for {@code port} dropped as malformed (see {@link #rcvErrors}). */
     void rcvError(int port) {
         rcvErrors.incrementAndGet(port);
+    }
+
+    /** A datagram for a QP of {@code port} dropped for its Q_Key; the count stops at 0xffff as the PortInfo field. */
+    void qkeyViolation(int port) {
+        qkeyViols.getAndUpdate(port, v -> v < 0xffff ? v + 1 : v);
     }
 
     /** {@code rdma statistic show link DEV/PORT}: the port's receive error count. */

@@ -148,6 +148,11 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
         return RucLoopback.Fabric.super.slid(src, w);
     }
 
+    @Override
+    public void qkeyViolation(RvtQp dst) {
+        ((LoopbackDevice) dst.dev).qkeyViolation(dst.port());
+    }
+
     /** The port an address vector names, or null. */
     Port route(AhAttr av) {
         if (av == null) {
