@@ -65,6 +65,17 @@ public final class LoopbackDevice extends RvtDevice {
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile RegisteredDevice handle;
     private volatile boolean up;
+    /**
+     * Per port (index 1..): packets the port dropped as malformed, IBA's PortRcvErrors (sysfs
+     * {@code counters/port_rcv_errors}): today a packet for QP0 not on VL15 or one on VL15 not for QP0.
+     */
+    private final java.util.concurrent.atomic.AtomicLongArray rcvErrors;
+
+    /** Per port (index 1..): datagrams dropped for their Q_Key, {@code qkey_viol_cntr} (16 bits, saturating). */
+    private final java.util.concurrent.atomic.AtomicIntegerArray qkeyViols;
+
+    /** The name {@link #queryHwStats} gives {@link #rcvErrors}. */
+    public static final String PORT_RCV_ERRORS = "port_rcv_errors";
 
     /** A QP with the engine's scheduling state. */
     static final class LoQp extends RvtQp {
@@ -90,6 +101,8 @@ public final class LoopbackDevice extends RvtDevice {
         this.subnetTimeouts = new int[ports + 1];
         this.capMasks = new int[ports + 1];
         this.states = new PortState[ports + 1];
+        this.rcvErrors = new java.util.concurrent.atomic.AtomicLongArray(ports + 1);
+        this.qkeyViols = new java.util.concurrent.atomic.AtomicIntegerArray(ports + 1);
         java.util.Arrays.fill(capMasks, DEFAULT_CAP_MASK);
         java.util.Arrays.fill(subnetTimeouts, 18);
         this.loop = new RucLoopback(fabric, attr.maxSendSge());
@@ -153,7 +166,7 @@ public final class LoopbackDevice extends RvtDevice {
                 .gidTblLen(1).pkeyTblLen(1).lid(lids[port]).smLid(smLids[port]).lmc(lmcs[port]).smSl(smSls[port])
                 .subnetTimeout(subnetTimeouts[port]).maxMsgSz(0x80000000L)
                 .maxVlNum(1).activeWidth(2).activeSpeed(32).linkLayer(LinkLayer.INFINIBAND)
-                .portCapFlags(capMasks[port]);
+                .portCapFlags(capMasks[port]).qkeyViolCntr(qkeyViols.get(port));
     }
 
     /**
@@ -217,6 +230,22 @@ public final class LoopbackDevice extends RvtDevice {
                 h.dispatchPortEvent(e, port);
             }
         }
+    }
+
+    /** A packet for {@code port} dropped as malformed (see {@link #rcvErrors}). */
+    void rcvError(int port) {
+        rcvErrors.incrementAndGet(port);
+    }
+
+    /** A datagram for a QP of {@code port} dropped for its Q_Key; the count stops at 0xffff as the PortInfo field. */
+    void qkeyViolation(int port) {
+        qkeyViols.getAndUpdate(port, v -> v < 0xffff ? v + 1 : v);
+    }
+
+    /** {@code rdma statistic show link DEV/PORT}: the port's receive error count. */
+    @Override
+    public java.util.Map<String, Long> queryHwStats(int port) {
+        return java.util.Map.of(PORT_RCV_ERRORS, rcvErrors.get(port));
     }
 
     /** The port's link number on the fabric (see {@link LoopbackFabric}). */

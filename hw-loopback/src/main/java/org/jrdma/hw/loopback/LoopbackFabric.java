@@ -33,6 +33,10 @@ import org.jrdma.sw.rdmavt.SendWqe;
  * management port 0 is named by the DLID {@link #LINK_LID_BASE} itself (link 0). Its SMA ({@link LoopbackSwitch})
  * holds the multicast forwarding table an SM programs with SubnSet(MulticastForwardingTable), and multicast
  * DLIDs are forwarded by it. Unicast is forwarded by the fabric's LID table (no linear forwarding table).
+ *
+ * <p>VL15: only QP0 sends SMPs, on VL15, and the receiving port takes a VL15 packet only for QP0 and a packet for
+ * QP0 only on VL15. So a send to QPN 0 from any QP but an SMI one, or an SMI send to any QPN but 0, reaches nobody
+ * and counts in the receiving port's {@code port_rcv_errors} ({@link LoopbackDevice#rcvError}).
  */
 public final class LoopbackFabric implements RucLoopback.Fabric {
     /** Our own EUI-64 prefix ("jrdm"): node GUID = prefix | device number << 8, port GUID = node GUID + port. */
@@ -144,6 +148,11 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
         return RucLoopback.Fabric.super.slid(src, w);
     }
 
+    @Override
+    public void qkeyViolation(RvtQp dst) {
+        ((LoopbackDevice) dst.dev).qkeyViolation(dst.port());
+    }
+
     /** The port an address vector names, or null. */
     Port route(AhAttr av) {
         if (av == null) {
@@ -240,6 +249,11 @@ public final class LoopbackFabric implements RucLoopback.Fabric {
         Port p = src.type == QpType.SMI && av != null && av.dlid() > LINK_LID_BASE && av.dlid() < 0xffff
                 ? byLink.get(av.dlid() - LINK_LID_BASE) : route(av);
         if (p == null || !p.device().isUp()) {
+            return null;
+        }
+        if ((qpn == 0) != (src.type == QpType.SMI)) {
+            // only QP0 sends on VL15 and only VL15 reaches QP0 (IBA 13.5.3.1; qib/hfi1 ud_rcv drop the rest)
+            p.device().rcvError(p.port());
             return null;
         }
         if (qpn == 0) {

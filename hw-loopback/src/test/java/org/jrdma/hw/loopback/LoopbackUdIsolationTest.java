@@ -9,4 +9,9 @@ class LoopbackUdIsolationTest extends UdIsolationSuite {
     protected VerbsTestBed newTestBed() {
         return LoopbackTestBed.twoPorts();
     }
+
+    @Override
+    protected boolean countsQkeyViolations() {
+        return true;
+    }
 }

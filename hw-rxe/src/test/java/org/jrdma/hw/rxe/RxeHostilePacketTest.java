@@ -195,7 +195,7 @@ class RxeHostilePacketTest {
         probe(s, PSN, 1);
     }
 
-    /** No such QP, a destroyed one, QP0 (rxe: "QP 0 not supported"), the multicast QPN without a group. */
+    /** No such QP, a destroyed one, QP0 (rxe: "QP 0 not supported"; a UD SEND to it too), the multicast QPN without a group. */
     @Test
     void wrongQpn() throws Exception {
         Side s = rc();
@@ -206,6 +206,10 @@ class RxeHostilePacketTest {
         for (int qpn : new int[] {0x00abcd, goneQpn, 0, 0xffffff}) {
             dropped(rethPkt(RxeOpcode.RC_RDMA_WRITE_ONLY, qpn, PSN, s.mr.iova(), s.mr.rkey(), 8, 8), true);
         }
+        // a datagram to QP0 (an SMP from anyone): RoCE has no QP0, rxe_rcv drops it before any QP
+        byte[] smp = RxeWireBed.packet(RxeOpcode.UD_SEND_ONLY, 0, PSN, false, 256);
+        Deth.encode(wrap(smp), RxeOpcode.UD_SEND_ONLY.dethOffset(), 0, PEER_QPN);
+        dropped(smp, true);
         bed.quiet(20);
         probe(s, PSN, 1);
         gone.mr.dereg();

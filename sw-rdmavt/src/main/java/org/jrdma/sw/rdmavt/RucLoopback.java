@@ -41,6 +41,10 @@ public final class RucLoopback {
             return NO_QPS;
         }
 
+        /** A datagram for {@code dst} dropped for its Q_Key (the port's qkey_viol_cntr). Default: not counted. */
+        default void qkeyViolation(RvtQp dst) {
+        }
+
         /** The SLID the receiver of {@code wqe} sees in its completion (default: the sending port's LID). */
         default int slid(RvtQp src, SendWqe wqe) {
             return src.dev.lid(src.port);
@@ -243,8 +247,12 @@ public final class RucLoopback {
         boolean datagram = src.type == QpType.UD || src.type.isSpecial();
         if (datagram) {
             int qkey = w.remoteQkey() < 0 ? src.qkey : w.remoteQkey(); // high bit set: use the QP's own Q_Key
-            if (!(dst.type == QpType.UD || dst.type.isSpecial()) || dst.qkey != qkey) {
-                return Resp.DROPPED; // a Q_Key violation is a silent drop (counted by real HCAs)
+            if (!(dst.type == QpType.UD || dst.type.isSpecial())) {
+                return Resp.DROPPED; // a datagram for a connected QP (rxe: check_type_state)
+            }
+            if (dst.qkey != qkey) {
+                fabric.qkeyViolation(dst); // a silent drop, counted at the receiving port (rxe: check_keys)
+                return Resp.DROPPED;
             }
         } else if (dst.type != src.type) {
             return Resp.NO_RESPONSE;

@@ -1,5 +1,6 @@
 package org.jrdma.verbs.conformance;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -14,6 +15,8 @@ import org.jrdma.ib.core.Access;
 import org.jrdma.ib.core.CompletionQueue;
 import org.jrdma.ib.core.Errno;
 import org.jrdma.ib.core.IbDevice;
+import org.jrdma.ib.core.MemoryWindow;
+import org.jrdma.ib.core.MwType;
 import org.jrdma.ib.core.ProtectionDomain;
 import org.jrdma.ib.core.QpAttr;
 import org.jrdma.ib.core.QpCap;
@@ -91,6 +94,111 @@ public abstract class DestructionSuite extends VerbsSuite {
             }
         }
         assertTrue(deadTried > generations(), "only " + deadTried + " dead keys tried (seed " + seed + ")");
+    }
+
+    /** Generations of the window test. */
+    protected int windowGenerations() {
+        return 40;
+    }
+
+    /** A dead generation's region and the keys that once reached it: the region's and its two windows'. */
+    private record DeadKeys(IsolationSuite.Target target, int[] keys) {
+    }
+
+    /**
+     * Memory windows (issue 17): each generation binds a type 1 and a type 2 window to random parts of a region of a
+     * new responder PD, writes and reads through both, then tears down as {@code ib_dealloc_pd} requires: the PD
+     * refuses with EBUSY naming what still uses it (windows, region, QP), then the windows go, the region, the QP and
+     * the PD. Random operations of the next generations (a new PD and a new responder QP) with the dead windows' and
+     * regions' keys get REM_ACCESS_ERR, and not a byte of the dead buffers (canaries included) changes.
+     */
+    @Test
+    void windowKeysOfADeallocatedPdGetNakAndChangeNothing() {
+        long seed = SendIsolationSuite.seed();
+        Random r = new Random(seed);
+        VerbsTestBed b = res.bed();
+        ProtectionDomain pdA = res.pd(b.a());
+        CompletionQueue[] cqs = {cq(b.a()), cq(b.a()), cq(b.b()), cq(b.b())};
+        Buf src = res.buf(pdA, IsolationSuite.MAX + 64, LW).fill(seed);
+        Buf local = res.buf(pdA, IsolationSuite.MAX + 2 * IsolationSuite.PAD, LW);
+        List<DeadKeys> dead = new ArrayList<>();
+        int deadTried = 0;
+        for (int g = 0; g < windowGenerations(); g++) {
+            ProtectionDomain pdB = res.pd(b.b());
+            QpPair p = QpPair.builder(res, QpType.RC).pds(pdA, pdB).cqsA(cqs[0], cqs[1]).cqsB(cqs[2], cqs[3]).build();
+            IsolationSuite.Target live = new IsolationSuite.Target(pdB, 64 + r.nextInt(IsolationSuite.MAX - 64),
+                    ALL_REMOTE, r.nextLong());
+            try {
+                deadTried += tryDeadKeys(p, src, local, dead, live, r, g);
+                MemoryWindow mw1 = p.b.pd.allocMw(MwType.TYPE_1);
+                MemoryWindow mw2 = p.b.pd.allocMw(MwType.TYPE_2);
+                int key1 = windowWorks(p, src, local, live, mw1, r, g * 10 + 1);
+                int key2 = windowWorks(p, src, local, live, mw2, r, g * 10 + 2);
+                // ib_dealloc_pd with users: EBUSY, and the message names them
+                String busy = assertVerbsFails(Errno.EBUSY, pdB::dealloc).getMessage();
+                assertTrue(busy.contains("2 MW") && busy.contains("1 MR") && busy.contains("1 QP"), busy);
+                // ib_dereg_mr with windows bound: refused (EBUSY here; rxe_dereg_mr says EINVAL, IBA 10.6.7.2.6)
+                assertVerbsFails(Errno.EBUSY, live.mr::dereg);
+                mw1.dealloc();
+                mw2.dealloc();
+                busy = assertVerbsFails(Errno.EBUSY, pdB::dealloc).getMessage();
+                assertTrue(!busy.contains("MW") && busy.contains("1 MR") && busy.contains("1 QP"), busy);
+                live.mr.dereg();
+                busy = assertVerbsFails(Errno.EBUSY, pdB::dealloc).getMessage();
+                assertTrue(!busy.contains("MR") && busy.contains("1 QP"), busy);
+                dead.add(new DeadKeys(live, new int[] {key1, key2, live.rkey}));
+            } catch (AssertionError e) {
+                fail("window generation " + g + " of seed " + seed + " (-Djrdma.isolation.seed=" + seed + "): "
+                        + e.getMessage(), e);
+            }
+            p.b.qp.destroy();
+            p.a.qp.destroy();
+            pdB.dealloc();
+            if (dead.size() > DEAD_KEPT) {
+                dead.remove(0);
+            }
+        }
+        assertTrue(deadTried >= windowGenerations(), "only " + deadTried + " dead keys tried (seed " + seed + ")");
+    }
+
+    /** Up to three random dead keys on the live generation's QP pair; how many were tried. */
+    private static int tryDeadKeys(QpPair p, Buf src, Buf local, List<DeadKeys> dead, IsolationSuite.Target live,
+            Random r, int g) {
+        int tried = 0;
+        for (int k = 0; k < 3 && !dead.isEmpty(); k++) {
+            DeadKeys d = dead.get(r.nextInt(dead.size()));
+            int key = d.keys[r.nextInt(d.keys.length)];
+            if (key == live.rkey) {
+                continue; // the driver handed the very same key to the live region: it grants, rightly
+            }
+            IsolationSuite.Grant none = new IsolationSuite.Grant(null, key, 0, 0, 0);
+            IsolationSuite.runCase(p, src, local, d.target, none, key, r, g * 10 + 5 + k);
+            tried++;
+        }
+        return tried;
+    }
+
+    /**
+     * Binds {@code mw} (BIND_MW on the responder's QP) to a random part of the live region with remote write and
+     * read, writes random bytes through it and reads them back: both succeed, exactly those bytes change (the
+     * region's canaries and the rest stay). Returns the window's key.
+     */
+    private static int windowWorks(QpPair p, Buf src, Buf local, IsolationSuite.Target t, MemoryWindow mw, Random r,
+            long wrId) {
+        int lo = r.nextInt(t.size - 8);
+        int len = 8 + r.nextInt(Math.min(t.size - lo - 8, IsolationSuite.MAX - 8) + 1);
+        int key = bindMw(p.b, mw, t.mr, t.iova + lo, len, Access.REMOTE_WRITE | Access.REMOTE_READ);
+        byte[] expect = t.bytes();
+        int srcOff = r.nextInt(64);
+        System.arraycopy(src.get(srcOff, len), 0, expect, IsolationSuite.PAD + lo, len);
+        p.a.postSend(write(wrId, t.iova + lo, key, src.sge(srcOff, len)));
+        expectOk(p.a.scq, WcOpcode.RDMA_WRITE, wrId);
+        assertArrayEquals(expect, t.bytes(), mw.type() + " window [" + lo + ", " + (lo + len) + "): WRITE");
+        local.fillByte(0);
+        p.a.postSend(read(wrId + 1, t.iova + lo, key, local.sge(0, len)));
+        expectOk(p.a.scq, WcOpcode.RDMA_READ, wrId + 1);
+        assertBytes(src.get(srcOff, len), local, 0, mw.type() + " window: READ back");
+        return key;
     }
 
     private CompletionQueue cq(IbDevice d) {

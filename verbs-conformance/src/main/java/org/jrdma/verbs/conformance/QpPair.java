@@ -70,6 +70,21 @@ public final class QpPair {
         return builder(res, QpType.UD).build();
     }
 
+    /**
+     * A special QP (SMI: QP0, GSI: QP1) of side {@code s}'s port and PD, created through the verbs as ib-mad's
+     * {@code MadPort} creates its own (the bed's core runs no MAD layer), in RTS with Q_Key {@code qkey}; receives
+     * complete into {@code rcq}, sends into the side's send CQ.
+     */
+    public static QueuePair special(Side s, QpType type, CompletionQueue rcq, int qkey) {
+        QueuePair qp = s.res.qp(s.pd, new QpInitAttr().qpType(type).portNum(s.port).sendCq(s.scq).recvCq(rcq)
+                .cap(new QpCap().maxSendWr(16).maxRecvWr(16).maxSendSge(1).maxRecvSge(1))
+                .sqSigType(SignalType.REQ_WR));
+        qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).qkey(qkey));
+        qp.modify(new QpAttr().state(QpState.RTR));
+        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+        return qp;
+    }
+
     /** The path MTU two ports can use: the smaller active MTU. */
     public static Mtu pathMtu(IbDevice a, int portA, IbDevice b, int portB) {
         Mtu ma = a.queryPort(portA).activeMtu();
