@@ -50,7 +50,8 @@ class IpArgsFuzzTest {
 
     /**
      * {@code ping} (iputils' options: -c, -i, -W, -s, -I, -4/-6, the destination) from ib0 (10.0.0.1) to ib1
-     * (10.0.0.2), or, for an odd control byte, {@code cm [DEV]}. A ping still running after 300 ms gets Ctrl-C (an
+     * (10.0.0.2), or, by the control byte modulo 3, {@code cm [DEV]} or {@code ipoib [show | attach IF tun NAME
+     * [netns NS] [addr A/P]... | detach NAME]} (its attach refused before any TUN device is made). A ping still running after 300 ms gets Ctrl-C (an
      * interrupt) and must end within 5 s; a status other than 0 says something; nothing thrown, no thread died.
      */
     @FuzzTest(maxDuration = "60s")
@@ -63,10 +64,13 @@ class IpArgsFuzzTest {
         ip("addr", "add", "10.0.0.1/24", "dev", "ib0");
         ip("addr", "add", "10.0.0.2/24", "dev", "ib1");
         String[] args = FuzzArgs.split(data, 16);
-        boolean cm = (FuzzArgs.control(data) & 1) != 0;
+        int tool = FuzzArgs.control(data) % 3;
         ToolRun[] r = new ToolRun[1];
-        Thread t = new Thread(() -> r[0] = ToolRun.of((out, err) -> cm ? CmView.main(client, args, out, err)
-                : new Ping(client, out, err).main(args)), "fuzz ping");
+        Thread t = new Thread(() -> r[0] = ToolRun.of((out, err) -> switch (tool) {
+            case 0 -> new Ping(client, out, err).main(args);
+            case 1 -> CmView.main(client, args, out, err);
+            default -> new IpoibTool(NO_TUN, out, err).main(args);
+        }), "fuzz ping");
         t.start();
         t.join(300);
         t.interrupt();
@@ -81,6 +85,14 @@ class IpArgsFuzzTest {
         assertTrue(failed.isEmpty(), () -> "failures: " + failed);
         restore();
     }
+
+    /** TUN attachments that parse and check everything but make no TUN device on the fuzzing host. */
+    private static final org.jrdma.ulp.ipoib.tun.TunAttachments NO_TUN = new org.jrdma.ulp.ipoib.tun.TunAttachments() {
+        @Override
+        public Attachment attach(String ifName, String tunName, String netns, List<IfAddress> addresses) {
+            throw new IllegalStateException("no TUN devices while fuzzing (" + ifName + " -> " + tunName + ")");
+        }
+    };
 
     /** Deletes every address and brings both interfaces up, through ip itself (what a test script would do). */
     private static void restore() throws InterruptedException {
