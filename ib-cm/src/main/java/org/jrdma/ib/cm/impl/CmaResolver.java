@@ -148,12 +148,16 @@ final class CmaResolver {
 
     /**
      * The device port an unbound id reaches {@code dst} from: InfiniBand (AF_IB, the GID as an IPv6 address)
-     * the first active IB port with the destination's subnet prefix; otherwise RoCE by the host's routes.
+     * the first active IB port with the destination's subnet prefix, unless the address carries a scope
+     * ({@code fe80::1%eth0}); otherwise RoCE by the host's routes.
      * 0, or -ENODEV / -ENETUNREACH.
      */
     private int resolveDevice(CmaId id, InetAddress dst) {
         try {
-            CmaRoute.Endpoint ep = CmaRoute.ibPortFor(core.devices(), Gid.of(dst));
+            // fe80::...%IF names an interface (AF_INET6 with sin6_scope_id): its netdev decides, not the IB prefix
+            boolean scoped = dst instanceof java.net.Inet6Address a6 && (a6.getScopeId() != 0
+                    || a6.getScopedInterface() != null);
+            CmaRoute.Endpoint ep = scoped ? null : CmaRoute.ibPortFor(core.devices(), Gid.of(dst));
             if (ep == null) {
                 ep = CmaRoute.find(core.devices(), CmaRoute.sourceFor(dst));
             }
