@@ -51,20 +51,7 @@ class SaFloodTest {
     static final int FLOOD = 20_000;
     /** Send buffers: more than the sends in flight (200), so none is rewritten before it went. */
     static final int SLOTS = 256;
-    static final IbClient RAW = new IbClient() {
-        @Override
-        public String name() {
-            return "sa-flood";
-        }
-
-        @Override
-        public void add(IbDevice device) {
-        }
-
-        @Override
-        public void remove(IbDevice device, Object data) {
-        }
-    };
+    static final IbClient RAW = org.jrdma.ib.core.cli.ToolClient.named("sa-flood");
 
     @Test
     void aGetTableFloodIsAnsweredBusyBeyondTheBoundAndTheSaStillServes() throws Exception {
