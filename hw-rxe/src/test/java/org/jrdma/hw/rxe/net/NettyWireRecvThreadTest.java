@@ -76,6 +76,15 @@ class NettyWireRecvThreadTest {
         return p.writeByte(opcode).writeZero(3).writeInt(tag).writeZero(16);
     }
 
+    /** Sends {@code p} from {@code ch} (the peer's side, not the wire under test) and releases it. */
+    private static void sendFrom(DatagramChannel ch, ByteBuf p, InetSocketAddress to) throws java.io.IOException {
+        try {
+            ch.send(p.nioBuffer(), to);
+        } finally {
+            p.release();
+        }
+    }
+
     private byte[] receive() throws Exception {
         return WirePeer.receive(peer, 9000);
     }
@@ -114,7 +123,7 @@ class NettyWireRecvThreadTest {
             wire.send(null, a, b, 0, packet(0x04, tag)); // RC SEND ONLY, the answer
         });
         for (int tag = 1; tag <= 20; tag++) {
-            peer.send(packet(0x04, tag).nioBuffer(), new InetSocketAddress(a, PORT));
+            sendFrom(peer, packet(0x04, tag), new InetSocketAddress(a, PORT));
             byte[] first = receive();
             byte[] second = receive();
             assertEquals(0x04, first[0], "the answer first");
@@ -134,7 +143,7 @@ class NettyWireRecvThreadTest {
         });
         int n = RecvLoop.ACK_BATCH * 3 + 5;
         for (int tag = 0; tag < n; tag++) {
-            peer.send(packet(0x04, tag).nioBuffer(), new InetSocketAddress(a, PORT));
+            sendFrom(peer, packet(0x04, tag), new InetSocketAddress(a, PORT));
         }
         for (int tag = 0; tag < n; tag++) {
             byte[] ack = receive();
@@ -183,7 +192,7 @@ class NettyWireRecvThreadTest {
         try {
             long mmsg0 = wire.counter(RxeNetCounter.SENDMMSGS);
             for (int i = 0; i < n; i++) {
-                trigger.send(packet(0x04, i).nioBuffer(), new InetSocketAddress(a, PORT));
+                sendFrom(trigger, packet(0x04, i), new InetSocketAddress(a, PORT));
             }
             // per (source, peer) the ACKs in the order sent; a peer may get the two sources' ACKs interleaved
             java.util.Map<InetAddress, java.util.List<byte[]>> atB = new java.util.HashMap<>();
@@ -254,7 +263,7 @@ class NettyWireRecvThreadTest {
         int rounds = 20;
         long mmsg0 = wire.counter(RxeNetCounter.SENDMMSGS);
         for (int tag = 1; tag <= rounds; tag++) {
-            peer.send(packet(0x04, tag).nioBuffer(), new InetSocketAddress(a, PORT));
+            sendFrom(peer, packet(0x04, tag), new InetSocketAddress(a, PORT));
             byte[] first = receive();
             byte[] second = receive();
             assertEquals(0x04, first[0], "the answer first");
