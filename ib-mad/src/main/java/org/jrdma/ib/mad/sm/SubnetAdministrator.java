@@ -133,7 +133,7 @@ public final class SubnetAdministrator implements MadHandler, AutoCloseable {
             }
         }
         int method = req.method() == Mad.METHOD_SET ? Mad.METHOD_GET_RESP : req.method() | Mad.METHOD_RESP;
-        boolean table = req.method() == Mad.METHOD_GET_TABLE && ans.status() == 0;
+        boolean table = requester != null; // a GetTable answered with records, by RMPP, within its share
         int off = (ans.recSize() + 7) / 8 * 8;
         int dataLen = table ? off * ans.records().size() : Math.max(0, Math.min(200, ans.recSize()));
         byte[] bytes = new byte[Math.max(Mad.SIZE, DATA + dataLen)];
